@@ -1,0 +1,236 @@
+//! The core's configuration, in core units (picoseconds, bytes, bytes per second). The Python
+//! layer validates user input and produces exactly this shape (docs/core-interface.md).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::error::ConfigError;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub seed: u64,
+    pub topology: TopologyConfig,
+    pub routing: RoutingConfig,
+    pub router: RouterConfig,
+    pub links: LinksConfig,
+    pub nic: NicConfig,
+    pub traffic: TrafficConfig,
+    pub run: RunConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologyConfig {
+    Torus { dims: Vec<u32>, concentration: u32 },
+    Mesh { dims: Vec<u32>, concentration: u32 },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RoutingConfig {
+    Dor { allow_unsafe: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arbitration {
+    RoundRobin,
+    Age,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouterConfig {
+    pub vcs: u32,
+    pub vc_buffer_bytes: u64,
+    pub latency_ps: u64,
+    pub arbitration: Arbitration,
+    pub in_transit_priority: bool,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    pub latency_ps: u64,
+    pub bandwidth_bytes_per_s: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinksConfig {
+    pub default: LinkParams,
+    #[serde(default)]
+    pub classes: BTreeMap<String, LinkParams>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NicConfig {
+    pub injection_bandwidth_bytes_per_s: u64,
+    pub injection_latency_ps: u64,
+    pub mtu_bytes: u64,
+    pub header_bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    Uniform,
+    Transpose,
+    Shuffle,
+    BitReverse,
+    BitComplement,
+    Tornado,
+    Neighbor,
+    RandomPermutation,
+    Hotspot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Process {
+    Bernoulli,
+    Poisson,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TrafficConfig {
+    Synthetic {
+        pattern: Pattern,
+        process: Process,
+        load: f64,
+        packet_bytes: u64,
+        #[serde(default)]
+        hotspot_endpoints: Vec<u32>,
+        #[serde(default)]
+        hotspot_fraction: f64,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Drain {
+    Measured,
+    All,
+    None,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    pub warmup_ps: u64,
+    pub measure_ps: u64,
+    pub drain: Drain,
+    pub drain_limit_ps: Option<u64>,
+    pub duration_ps: Option<u64>,
+    pub deadlock_timeout_ps: Option<u64>,
+}
+
+/// Largest packet (payload + header) a link may carry: keeps serialization arithmetic in u64.
+pub const MAX_PACKET_BYTES: u64 = 16 << 20;
+
+impl Config {
+    /// Parses the core JSON; structural mistakes become a [`ConfigError`] on key "config".
+    pub fn from_json(text: &str) -> Result<Config, ConfigError> {
+        let config: Config = serde_json::from_str(text).map_err(|e| {
+            ConfigError::new(
+                "config",
+                "(core JSON)",
+                format!("a core configuration: {e}"),
+            )
+        })?;
+        config.check_ranges()?;
+        Ok(config)
+    }
+
+    /// Range checks that do not need the topology. Combination checks live with the parts
+    /// they concern (topology, routing, workload builders).
+    fn check_ranges(&self) -> Result<(), ConfigError> {
+        let r = &self.router;
+        if !(1..=32).contains(&r.vcs) {
+            return Err(ConfigError::new(
+                "router.vcs",
+                r.vcs.to_string(),
+                "between 1 and 32 virtual channels",
+            ));
+        }
+        let links = std::iter::once(("links", &self.links.default))
+            .chain(self.links.classes.iter().map(|(k, v)| (k.as_str(), v)));
+        for (name, params) in links {
+            if params.bandwidth_bytes_per_s == 0 {
+                let key = if name == "links" {
+                    "links.bandwidth".to_string()
+                } else {
+                    format!("links.{name}.bandwidth")
+                };
+                return Err(ConfigError::new(
+                    &key,
+                    "0",
+                    "a bandwidth > 0, e.g. \"25GB/s\"",
+                ));
+            }
+        }
+        let nic = &self.nic;
+        if nic.injection_bandwidth_bytes_per_s == 0 {
+            return Err(ConfigError::new(
+                "nic.injection_bandwidth",
+                "0",
+                "a bandwidth > 0, e.g. \"25GB/s\"",
+            ));
+        }
+        if nic.mtu_bytes == 0 || nic.mtu_bytes + nic.header_bytes > MAX_PACKET_BYTES {
+            return Err(ConfigError::new(
+                "nic.mtu",
+                format!("{}B", nic.mtu_bytes),
+                format!(
+                    "1 byte to {} bytes of payload per packet (header included)",
+                    MAX_PACKET_BYTES
+                ),
+            ));
+        }
+        if r.vc_buffer_bytes == 0 || r.vc_buffer_bytes > u64::from(u32::MAX) {
+            return Err(ConfigError::new(
+                "router.vc_buffer",
+                format!("{}B", r.vc_buffer_bytes),
+                "between 1 byte and 4 GiB per VC",
+            ));
+        }
+        let TrafficConfig::Synthetic {
+            load,
+            packet_bytes,
+            hotspot_fraction,
+            ..
+        } = &self.traffic;
+        if !(*load > 0.0 && *load <= 1.0) {
+            return Err(ConfigError::new(
+                "traffic.load",
+                load.to_string(),
+                "a fraction of the injection bandwidth, 0 < load <= 1",
+            ));
+        }
+        if *packet_bytes == 0 {
+            return Err(ConfigError::new("traffic.packet", "0B", "at least 1 byte"));
+        }
+        if !(0.0..=1.0).contains(hotspot_fraction) {
+            return Err(ConfigError::new(
+                "traffic.hotspot_fraction",
+                hotspot_fraction.to_string(),
+                "a fraction between 0 and 1",
+            ));
+        }
+        let run = &self.run;
+        match run.duration_ps {
+            Some(0) => {
+                return Err(ConfigError::new("run.duration", "0", "a duration > 0"));
+            }
+            None if run.measure_ps == 0 => {
+                return Err(ConfigError::new("run.measure", "0", "a window > 0"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,80 @@
+//! Errors the core reports to its callers. None of them is a panic.
+
+use std::fmt;
+
+/// A configuration that cannot be simulated: names the user-facing key, the value, and what
+/// would be valid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("config key '{key}' = {value} is invalid: {expected}")]
+pub struct ConfigError {
+    pub key: String,
+    pub value: String,
+    pub expected: String,
+}
+
+impl ConfigError {
+    pub fn new(key: &str, value: impl Into<String>, expected: impl Into<String>) -> Self {
+        ConfigError {
+            key: key.to_string(),
+            value: value.into(),
+            expected: expected.into(),
+        }
+    }
+}
+
+/// One channel (a link and one of its virtual channels) named in a deadlock report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StuckChannel {
+    /// "router 7 (7,0) x+ -> router 0 (0,0) vc 0"
+    pub name: String,
+    /// The router that sends on the channel (upstream).
+    pub router: u32,
+    pub port: u16,
+    pub port_name: String,
+    pub vc: u8,
+    /// The router whose input buffer the channel fills (downstream).
+    pub peer_router: u32,
+    /// Packets waiting in the downstream input buffer of this VC.
+    pub queued_packets: u32,
+    /// Credits the upstream router holds for this VC.
+    pub credits_bytes: u32,
+}
+
+/// What the watchdog saw when it stopped a run that made no progress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeadlockReport {
+    pub time_ps: u64,
+    pub packets_in_network: u64,
+    /// Full input buffers whose head packet cannot get credits downstream (at most a few dozen).
+    pub stuck_channels: Vec<StuckChannel>,
+    /// A cycle of channels that wait for each other, when one is found.
+    pub cycle: Vec<StuckChannel>,
+}
+
+impl fmt::Display for DeadlockReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "deadlock at {:.3} ns: no packet moved while {} packets were in the network",
+            self.time_ps as f64 / 1000.0,
+            self.packets_in_network
+        )?;
+        if !self.cycle.is_empty() {
+            let names: Vec<&str> = self.cycle.iter().map(|c| c.name.as_str()).collect();
+            write!(f, "; cycle of waiting channels: {}", names.join(" => "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a simulation did not produce a result.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{0}")]
+    Deadlock(Box<DeadlockReport>),
+    /// The progress callback asked to stop.
+    #[error("interrupted")]
+    Interrupted,
+}

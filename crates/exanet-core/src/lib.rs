@@ -1,0 +1,62 @@
+//! exanet-core: a packet-level (virtual cut-through) interconnection-network simulator.
+//!
+//! Layers, lowest first: [`engine`] (time, events, ordering, random streams), [`topology`],
+//! [`routing`], [`workload`], [`network`] (NIC, router, link), [`stats`]. [`simulate`] runs one
+//! configuration; [`describe`] checks one and reports its structure without simulating.
+
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod network;
+pub mod routing;
+pub mod stats;
+pub mod topology;
+pub mod workload;
+
+pub use config::Config;
+pub use error::{ConfigError, DeadlockReport, SimError, StuckChannel};
+pub use network::{Progress, RunOutput};
+
+/// Structural facts about a configured network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Description {
+    pub routers: u32,
+    pub endpoints: u32,
+    pub network_links: u64,
+    pub ports_per_router: u16,
+    pub link_classes: Vec<String>,
+    pub diameter_hops: u32,
+    pub average_distance_hops: f64,
+}
+
+/// Checks a configuration (every combination, not just ranges) and describes its network.
+pub fn describe(config: &Config) -> Result<Description, ConfigError> {
+    let parts = network::Parts::build(config)?;
+    let topo = parts.topology.as_ref();
+    let network_links = (0..topo.num_routers())
+        .map(|r| {
+            (0..topo.ports_per_router())
+                .filter(|&p| matches!(topo.peer(r, p), topology::Peer::Router { .. }))
+                .count() as u64
+        })
+        .sum();
+    Ok(Description {
+        routers: topo.num_routers(),
+        endpoints: topo.num_endpoints(),
+        network_links,
+        ports_per_router: topo.ports_per_router(),
+        link_classes: topo.link_class_names(),
+        diameter_hops: topo.diameter(),
+        average_distance_hops: topo.average_endpoint_distance(),
+    })
+}
+
+/// Runs one simulation. `progress` is called about every `interval_s` seconds of wall time;
+/// returning false stops the run with [`SimError::Interrupted`].
+pub fn simulate(
+    config: &Config,
+    interval_s: f64,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<RunOutput, SimError> {
+    network::Network::new(config)?.run(interval_s, progress)
+}

@@ -1,0 +1,159 @@
+//! The deadlock report: which channels are stuck, and a cycle of channels waiting on each other.
+
+use std::collections::HashMap;
+
+use super::model::{Network, NIC_CLASS};
+use super::packet::NO_PACKET;
+use crate::engine::Time;
+use crate::error::{DeadlockReport, StuckChannel};
+use crate::routing::vcs_in;
+use crate::topology::Peer;
+
+/// At most this many stuck channels are listed.
+const MAX_LISTED: usize = 64;
+
+/// An input VC: (router * ports + port) * vcs + vc.
+type Node = usize;
+
+impl Network {
+    /// The input VCs whose head packet cannot advance for lack of credits downstream, each with
+    /// the downstream input VCs it waits for.
+    fn waits(&self) -> Vec<(Node, Vec<Node>)> {
+        let mut waits = Vec::new();
+        for (node, queue) in self.input_queues.iter().enumerate() {
+            if queue.head == NO_PACKET {
+                continue;
+            }
+            let router = (node / self.vcs / self.ports) as u32;
+            let packet = &self.packets[queue.head];
+            let out_index = router as usize * self.ports + usize::from(packet.out_port);
+            let Peer::Router {
+                router: down,
+                port: down_port,
+            } = self.topology.peer(router, packet.out_port)
+            else {
+                continue; // ejection never waits for credits
+            };
+            let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
+            if vcs_in(packet.vc_mask).any(|v| credits[v as usize] >= packet.bytes) {
+                continue;
+            }
+            let down_base = (down as usize * self.ports + usize::from(down_port)) * self.vcs;
+            waits.push((
+                node,
+                vcs_in(packet.vc_mask)
+                    .map(|v| down_base + v as usize)
+                    .collect(),
+            ));
+        }
+        waits
+    }
+
+    /// Describes input VC `node` as the channel that feeds it.
+    fn channel(&self, node: Node) -> Option<StuckChannel> {
+        let vc = (node % self.vcs) as u8;
+        let port_index = node / self.vcs;
+        let router = (port_index / self.ports) as u32;
+        let port = (port_index % self.ports) as u16;
+        if self.port_class[port_index] == NIC_CLASS {
+            return None;
+        }
+        let Peer::Router {
+            router: up,
+            port: up_port,
+        } = self.topology.peer(router, port)
+        else {
+            return None;
+        };
+        let up_index = up as usize * self.ports + usize::from(up_port);
+        let port_name = self.topology.port_name(up_port);
+        Some(StuckChannel {
+            name: format!(
+                "router {up} {} {port_name} -> router {router} {} vc {vc}",
+                self.topology.router_label(up),
+                self.topology.router_label(router),
+            ),
+            router: up,
+            port: up_port,
+            port_name,
+            vc,
+            peer_router: router,
+            queued_packets: self.input_queues[node].len(&self.packets),
+            credits_bytes: self.credits[up_index * self.vcs + usize::from(vc)],
+        })
+    }
+
+    pub(super) fn deadlock_report(&self, time_ps: Time) -> DeadlockReport {
+        let waits = self.waits();
+        let stuck_channels = waits
+            .iter()
+            .filter_map(|(node, _)| self.channel(*node))
+            .take(MAX_LISTED)
+            .collect();
+        let cycle = find_cycle(&waits)
+            .into_iter()
+            .filter_map(|node| self.channel(node))
+            .collect();
+        DeadlockReport {
+            time_ps,
+            packets_in_network: self.stats.injected - self.stats.delivered,
+            stuck_channels,
+            cycle,
+        }
+    }
+}
+
+/// A cycle in the wait-for graph (depth-first search), in waiting order.
+fn find_cycle(waits: &[(Node, Vec<Node>)]) -> Vec<Node> {
+    let edges: HashMap<Node, &[Node]> = waits.iter().map(|(n, e)| (*n, e.as_slice())).collect();
+    // 1 = on the current path, 2 = finished
+    let mut state: HashMap<Node, u8> = HashMap::new();
+    for &(root, _) in waits {
+        if state.contains_key(&root) {
+            continue;
+        }
+        let mut path: Vec<(Node, usize)> = vec![(root, 0)];
+        state.insert(root, 1);
+        while let Some(&(node, next_edge)) = path.last() {
+            let successors = edges.get(&node).copied().unwrap_or(&[]);
+            if let Some(&succ) = successors.get(next_edge) {
+                if let Some(top) = path.last_mut() {
+                    top.1 += 1;
+                }
+                match state.get(&succ) {
+                    Some(1) => {
+                        let start = path.iter().position(|&(n, _)| n == succ).unwrap_or(0);
+                        return path[start..].iter().map(|&(n, _)| n).collect();
+                    }
+                    Some(_) => {}
+                    None if edges.contains_key(&succ) => {
+                        state.insert(succ, 1);
+                        path.push((succ, 0));
+                    }
+                    None => {}
+                }
+            } else {
+                state.insert(node, 2);
+                path.pop();
+            }
+        }
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_cycle;
+
+    #[test]
+    fn finds_the_cycle_and_ignores_dead_ends() {
+        let waits = vec![
+            (1, vec![2]),
+            (2, vec![9, 3]), // 9 is not stuck
+            (3, vec![4]),
+            (4, vec![2]),
+        ];
+        assert_eq!(find_cycle(&waits), vec![2, 3, 4]);
+        assert!(find_cycle(&[(1, vec![2]), (2, vec![3])]).is_empty());
+    }
+}

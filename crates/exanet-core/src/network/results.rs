@@ -1,0 +1,380 @@
+//! Turning the final state of a run into the summary and the per-endpoint and per-link tables.
+
+use super::model::{EndpointCounters, LinkCounters, Network, PortLink, NIC_CLASS, NO_LINK};
+use crate::engine::Time;
+use crate::stats::{ColumnData, Summary, Table, Value};
+use crate::topology::{Peer, Topology};
+
+const PS_PER_NS: f64 = 1000.0;
+
+/// What a finished run keeps for its tables: the counters, not the packets. Tables are built
+/// only when asked for, so a summary-only run of a million endpoints never pays for them.
+pub struct RunOutput {
+    pub summary: Summary,
+    topology: Box<dyn Topology>,
+    ports: usize,
+    port_class: Vec<u8>,
+    class_names: Vec<String>,
+    nic_link: PortLink,
+    window_ps: Time,
+    endpoint_counters: Vec<EndpointCounters>,
+    link_counters: Vec<LinkCounters>,
+    source_queue_packets: Vec<u64>,
+}
+
+/// Fraction of a link's capacity over the window that `bytes` represent.
+fn load(bytes: u64, link: PortLink, window_ps: Time) -> f64 {
+    bytes as f64 * 1e12 / (link.bytes_per_s as f64 * window_ps as f64)
+}
+
+fn min_mean_max(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
+    let (mut min, mut sum, mut max, mut n) = (f64::INFINITY, 0.0, f64::NEG_INFINITY, 0usize);
+    for v in values {
+        min = min.min(v);
+        max = max.max(v);
+        sum += v;
+        n += 1;
+    }
+    if n == 0 {
+        (f64::NAN, f64::NAN, f64::NAN)
+    } else {
+        (min, sum / n as f64, max)
+    }
+}
+
+impl Network {
+    pub(super) fn results(
+        self,
+        end_ps: Time,
+        drained: bool,
+        events: u64,
+        wall_s: f64,
+    ) -> RunOutput {
+        let s = &self.stats;
+        let window_ps = s.window_end - s.window_start;
+        let topo = self.topology.as_ref();
+        let mut sum = Summary::default();
+        let ns = |ps: f64| ps / PS_PER_NS;
+        let network_links = self
+            .port_class
+            .iter()
+            .filter(|&&c| c != NIC_CLASS && c != NO_LINK)
+            .count() as u64;
+        sum.set("endpoints", Value::U64(u64::from(topo.num_endpoints())));
+        sum.set("routers", Value::U64(u64::from(topo.num_routers())));
+        sum.set("network_links", Value::U64(network_links));
+        sum.set(
+            "average_distance_hops",
+            Value::F64(topo.average_endpoint_distance()),
+        );
+        let mode = if self.config.run.duration_ps.is_some() {
+            "fixed"
+        } else {
+            "windowed"
+        };
+        sum.set("mode", Value::Str(mode.to_string()));
+        sum.set("sim_time_ns", Value::F64(ns(end_ps as f64)));
+        sum.set("window_ns", Value::F64(ns(window_ps as f64)));
+        sum.set("drained", Value::Bool(drained));
+        sum.set("packets_generated", Value::U64(s.generated));
+        sum.set("packets_injected", Value::U64(s.injected));
+        sum.set("packets_delivered", Value::U64(s.delivered));
+        sum.set(
+            "packets_in_flight_end",
+            Value::U64(s.generated - s.delivered),
+        );
+        sum.set("packets_measured", Value::U64(s.measured_generated));
+        sum.set(
+            "packets_measured_delivered",
+            Value::U64(s.measured_delivered),
+        );
+        sum.set("packets_misdelivered", Value::U64(s.misdelivered));
+        let latency_entries = [
+            (
+                "latency_ns_mean",
+                "latency_ns_min",
+                "latency_ns_p50",
+                "latency_ns_p90",
+                "latency_ns_p99",
+                "latency_ns_max",
+                &s.latency,
+            ),
+            (
+                "network_latency_ns_mean",
+                "network_latency_ns_min",
+                "network_latency_ns_p50",
+                "network_latency_ns_p90",
+                "network_latency_ns_p99",
+                "network_latency_ns_max",
+                &s.network_latency,
+            ),
+            (
+                "message_latency_ns_mean",
+                "message_latency_ns_min",
+                "message_latency_ns_p50",
+                "message_latency_ns_p90",
+                "message_latency_ns_p99",
+                "message_latency_ns_max",
+                &s.message_latency,
+            ),
+        ];
+        for (mean, min, p50, p90, p99, max, stats) in latency_entries {
+            sum.set(mean, Value::F64(ns(stats.mean_ps())));
+            sum.set(min, Value::F64(ns(stats.min_ps())));
+            sum.set(p50, Value::F64(ns(stats.quantile_ps(0.50))));
+            sum.set(p90, Value::F64(ns(stats.quantile_ps(0.90))));
+            sum.set(p99, Value::F64(ns(stats.quantile_ps(0.99))));
+            sum.set(max, Value::F64(ns(stats.max_ps())));
+        }
+        let hops_mean = if s.measured_delivered == 0 {
+            f64::NAN
+        } else {
+            s.hops_sum as f64 / s.measured_delivered as f64
+        };
+        sum.set("hops_mean", Value::F64(hops_mean));
+        let nic = self.nic_link;
+        let injection_gbytes_per_s = nic.bytes_per_s as f64 / 1e9;
+        let counters = &self.endpoint_counters;
+        let (offered_min, offered, offered_max) = min_mean_max(
+            counters
+                .iter()
+                .map(|c| load(c.generated_bytes, nic, window_ps)),
+        );
+        let (accepted_min, accepted, accepted_max) = min_mean_max(
+            counters
+                .iter()
+                .map(|c| load(c.received_bytes, nic, window_ps)),
+        );
+        let injected = min_mean_max(
+            counters
+                .iter()
+                .map(|c| load(c.injected_bytes, nic, window_ps)),
+        )
+        .1;
+        sum.set(
+            "injection_bandwidth_gbytes_per_s",
+            Value::F64(injection_gbytes_per_s),
+        );
+        sum.set("offered_load", Value::F64(offered));
+        sum.set("offered_load_min", Value::F64(offered_min));
+        sum.set("offered_load_max", Value::F64(offered_max));
+        sum.set(
+            "offered_gbytes_per_s",
+            Value::F64(offered * injection_gbytes_per_s),
+        );
+        sum.set("injected_load", Value::F64(injected));
+        sum.set("accepted_load", Value::F64(accepted));
+        sum.set("accepted_load_min", Value::F64(accepted_min));
+        sum.set("accepted_load_max", Value::F64(accepted_max));
+        sum.set(
+            "accepted_gbytes_per_s",
+            Value::F64(accepted * injection_gbytes_per_s),
+        );
+        let (_, util_mean, util_max) = min_mean_max(
+            self.link_counters
+                .iter()
+                .zip(&self.port_class)
+                .filter(|(_, &c)| c != NIC_CLASS && c != NO_LINK)
+                .map(|(l, _)| l.busy_ps as f64 / window_ps as f64),
+        );
+        sum.set("link_util_mean", Value::F64(util_mean));
+        sum.set("link_util_max", Value::F64(util_max));
+        let in_flight_mean = s.in_flight.mean(end_ps);
+        let window_latency_mean_ps = if s.window_deliveries == 0 {
+            0.0
+        } else {
+            s.window_latency_sum_ps as f64 / s.window_deliveries as f64
+        };
+        let littles = s.window_deliveries as f64 / window_ps as f64 * window_latency_mean_ps;
+        sum.set("in_flight_packets_mean", Value::F64(in_flight_mean));
+        sum.set("littles_law_packets", Value::F64(littles));
+        let littles_error = if in_flight_mean > 0.0 {
+            (in_flight_mean - littles).abs() / in_flight_mean
+        } else {
+            0.0
+        };
+        sum.set("littles_law_error", Value::F64(littles_error));
+        sum.set("events", Value::U64(events));
+        sum.set("wall_s", Value::F64(wall_s));
+        sum.set("events_per_s", Value::F64(events as f64 / wall_s.max(1e-9)));
+        sum.set("packet_hops", Value::U64(s.packet_hops));
+        sum.set(
+            "packet_hops_per_s",
+            Value::F64(s.packet_hops as f64 / wall_s.max(1e-9)),
+        );
+        sum.set("peak_packets", Value::U64(self.packets.capacity() as u64));
+
+        let source_queue_packets = self
+            .nic_queues
+            .iter()
+            .map(|q| u64::from(q.len(&self.packets)))
+            .collect();
+        RunOutput {
+            summary: sum,
+            class_names: self.topology.link_class_names(),
+            topology: self.topology,
+            ports: self.ports,
+            port_class: self.port_class,
+            nic_link: nic,
+            window_ps,
+            endpoint_counters: self.endpoint_counters,
+            link_counters: self.link_counters,
+            source_queue_packets,
+        }
+    }
+}
+
+impl RunOutput {
+    /// One row per endpoint: what it offered, injected and received in the window.
+    pub fn endpoints(&self) -> Table {
+        let topo = self.topology.as_ref();
+        let n = topo.num_endpoints();
+        let c = &self.endpoint_counters;
+        let nic = self.nic_link;
+        let w = self.window_ps;
+        let u64s = |f: fn(&EndpointCounters) -> u64| ColumnData::U64(c.iter().map(f).collect());
+        let loads = |f: fn(&EndpointCounters) -> u64| {
+            ColumnData::F64(c.iter().map(|x| load(f(x), nic, w)).collect())
+        };
+        let mut t = Table::default();
+        t.push("endpoint", ColumnData::U32((0..n).collect()));
+        t.push(
+            "router",
+            ColumnData::U32((0..n).map(|e| topo.endpoint_attachment(e).0).collect()),
+        );
+        if let Some(torus) = topo.coordinates() {
+            for (d, name) in ["coord0", "coord1", "coord2", "coord3", "coord4", "coord5"]
+                .iter()
+                .enumerate()
+                .take(torus.dims().len())
+            {
+                let coords = (0..n).map(|e| torus.coord(topo.endpoint_attachment(e).0, d));
+                t.push(name, ColumnData::U32(coords.collect()));
+            }
+        }
+        t.push("packets_generated", u64s(|x| x.generated_packets));
+        t.push("packets_injected", u64s(|x| x.injected_packets));
+        t.push("packets_received", u64s(|x| x.received_packets));
+        t.push("bytes_generated", u64s(|x| x.generated_bytes));
+        t.push("bytes_injected", u64s(|x| x.injected_bytes));
+        t.push("bytes_received", u64s(|x| x.received_bytes));
+        t.push("offered_load", loads(|x| x.generated_bytes));
+        t.push("injected_load", loads(|x| x.injected_bytes));
+        t.push("accepted_load", loads(|x| x.received_bytes));
+        let gbytes = nic.bytes_per_s as f64 / 1e9;
+        t.push(
+            "accepted_gbytes_per_s",
+            ColumnData::F64(
+                c.iter()
+                    .map(|x| load(x.received_bytes, nic, w) * gbytes)
+                    .collect(),
+            ),
+        );
+        t.push(
+            "latency_ns_mean",
+            ColumnData::F64(
+                c.iter()
+                    .map(|x| {
+                        if x.latency_count == 0 {
+                            f64::NAN
+                        } else {
+                            x.latency_sum_ps as f64 / x.latency_count as f64 / PS_PER_NS
+                        }
+                    })
+                    .collect(),
+            ),
+        );
+        t.push(
+            "source_queue_packets",
+            ColumnData::U64(self.source_queue_packets.clone()),
+        );
+        t
+    }
+
+    /// One row per unidirectional link: router-to-router, router-to-NIC (ejection) and
+    /// NIC-to-router (injection), with the traffic it carried in the window.
+    pub fn links(&self) -> Table {
+        let topo = self.topology.as_ref();
+        let nic_class = self.class_names.len() as u32;
+        let (mut kind, mut class, mut router, mut port, mut port_name) =
+            (vec![], vec![], vec![], vec![], vec![]);
+        let (mut peer_router, mut peer_port, mut endpoint) = (vec![], vec![], vec![]);
+        let (mut bytes, mut packets, mut busy_ns, mut util) = (vec![], vec![], vec![], vec![]);
+        let mut port_names: Vec<String> = Vec::new();
+        let mut name_code = |p: u16| {
+            let name = topo.port_name(p);
+            match port_names.iter().position(|n| *n == name) {
+                Some(i) => i as u32,
+                None => {
+                    port_names.push(name);
+                    (port_names.len() - 1) as u32
+                }
+            }
+        };
+        let w = self.window_ps as f64;
+        for (index, counters) in self.link_counters.iter().enumerate() {
+            let r = (index / self.ports) as u32;
+            let p = (index % self.ports) as u16;
+            let (k, cl, pr, pp, ep) = match topo.peer(r, p) {
+                Peer::Router {
+                    router: pr,
+                    port: pp,
+                } => (
+                    0,
+                    u32::from(self.port_class[index]),
+                    pr as i32,
+                    i32::from(pp),
+                    -1,
+                ),
+                Peer::Endpoint(e) => (2, nic_class, -1, -1, e as i32),
+                Peer::Unconnected => continue,
+            };
+            kind.push(k);
+            class.push(cl);
+            router.push(r as i32);
+            port.push(i32::from(p));
+            port_name.push(name_code(p));
+            peer_router.push(pr);
+            peer_port.push(pp);
+            endpoint.push(ep);
+            bytes.push(counters.bytes);
+            packets.push(counters.packets);
+            busy_ns.push(counters.busy_ps as f64 / PS_PER_NS);
+            util.push(counters.busy_ps as f64 / w);
+        }
+        for (e, counters) in self.endpoint_counters.iter().enumerate() {
+            let (r, p) = topo.endpoint_attachment(e as u32);
+            kind.push(1);
+            class.push(nic_class);
+            router.push(-1);
+            port.push(-1);
+            port_name.push(name_code(p));
+            peer_router.push(r as i32);
+            peer_port.push(i32::from(p));
+            endpoint.push(e as i32);
+            bytes.push(counters.injected_bytes);
+            packets.push(counters.injected_packets);
+            busy_ns.push(counters.injected_busy_ps as f64 / PS_PER_NS);
+            util.push(counters.injected_busy_ps as f64 / w);
+        }
+        let mut classes = self.class_names.clone();
+        classes.push("nic".to_string());
+        let kinds = ["network", "injection", "ejection"]
+            .map(String::from)
+            .to_vec();
+        let mut t = Table::default();
+        t.push_categorical("kind", kind, kinds);
+        t.push_categorical("class", class, classes);
+        t.push("router", ColumnData::I32(router));
+        t.push("port", ColumnData::I32(port));
+        t.push_categorical("port_name", port_name, port_names);
+        t.push("peer_router", ColumnData::I32(peer_router));
+        t.push("peer_port", ColumnData::I32(peer_port));
+        t.push("endpoint", ColumnData::I32(endpoint));
+        t.push("bytes", ColumnData::U64(bytes));
+        t.push("packets", ColumnData::U64(packets));
+        t.push("busy_ns", ColumnData::F64(busy_ns));
+        t.push("util", ColumnData::F64(util));
+        t
+    }
+}

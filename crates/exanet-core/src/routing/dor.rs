@@ -1,0 +1,215 @@
+//! Dimension-order (e-cube) routing on tori and meshes. On a torus each dimension is a ring, and
+//! a ring of channels is a cycle in the channel-dependency graph; dateline VC classes break it:
+//! a packet travels a dimension in class 0 and moves to class 1 when it takes the wrap-around
+//! link (the dateline) of that dimension, and goes back to class 0 when it turns into the next
+//! dimension. Minimal routes cross a dateline at most once per dimension, so neither class
+//! closes a cycle. A mesh has no wrap-around links and needs one VC.
+
+use super::{Candidate, Candidates, RouteQuery, RoutingFunction};
+use crate::error::ConfigError;
+use crate::topology::{Topology, Torus};
+
+#[derive(Debug, Clone)]
+pub struct DimensionOrder {
+    torus: Torus,
+    /// VC sets of the two dateline classes (equal when only one VC exists).
+    class_masks: [u32; 2],
+}
+
+impl DimensionOrder {
+    pub fn new(topology: &dyn Topology, vcs: u32, allow_unsafe: bool) -> Result<Self, ConfigError> {
+        let torus = topology.coordinates().ok_or_else(|| {
+            ConfigError::new(
+                "routing.kind",
+                "\"dor\"",
+                "a topology with coordinates (torus or mesh) for dimension-order routing",
+            )
+        })?;
+        let all = if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 };
+        let class_masks = if torus.wraps() && vcs >= 2 {
+            // Lower half of the VCs is class 0, upper half class 1.
+            let low = (1u32 << vcs.div_ceil(2)) - 1;
+            [low, all & !low]
+        } else {
+            [all, all]
+        };
+        if torus.wraps() && vcs < 2 && !allow_unsafe {
+            return Err(ConfigError::new(
+                "router.vcs",
+                vcs.to_string(),
+                "at least 2 VCs for dimension-order routing on a torus: every ring of a torus \
+                 is a cycle of channel dependencies, and dateline VC classes (class 0 before a \
+                 packet takes the wrap-around link, class 1 after) break it. With 1 VC the torus \
+                 deadlocks under load. Use vcs >= 2, a mesh, or set routing.allow_unsafe = true \
+                 to simulate the deadlock on purpose",
+            ));
+        }
+        Ok(DimensionOrder {
+            torus: torus.clone(),
+            class_masks,
+        })
+    }
+
+    /// The output direction in `dim` from coordinate `c` to `t` (c != t): true for up.
+    /// On a ring, ties (offset exactly k/2) go up from even coordinates and down from odd
+    /// ones, which keeps both directions equally loaded under uniform traffic.
+    fn goes_up(&self, k: u32, c: u32, t: u32) -> bool {
+        if !self.torus.wraps() {
+            return t > c;
+        }
+        let offset = (t + k - c) % k;
+        match (2 * offset).cmp(&k) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Greater => false,
+            std::cmp::Ordering::Equal => c % 2 == 0,
+        }
+    }
+}
+
+impl RoutingFunction for DimensionOrder {
+    fn route(&self, q: &RouteQuery, out: &mut Candidates) {
+        let dims = self.torus.dims();
+        for (dim, &k) in dims.iter().enumerate() {
+            let c = self.torus.coord(q.router, dim);
+            let t = self.torus.coord(q.dst_router, dim);
+            if c == t {
+                continue;
+            }
+            let up = self.goes_up(k, c, t);
+            let port = 2 * dim as u16 + u16::from(!up);
+            let crosses_dateline = self.torus.wraps() && if up { c == k - 1 } else { c == 0 };
+            let same_dimension = !q.injected && q.in_port / 2 == dim as u16;
+            let was_class1 = same_dimension
+                && self.class_masks[1] & (1 << q.in_vc) != 0
+                && self.class_masks[0] & (1 << q.in_vc) == 0;
+            let class = usize::from(crosses_dateline || was_class1);
+            out.push(Candidate {
+                port,
+                vc_mask: self.class_masks[class],
+            });
+            return;
+        }
+        out.push(Candidate {
+            port: q.dst_port,
+            vc_mask: self.class_masks[0] | self.class_masks[1],
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Peer;
+
+    /// Follows DOR hop by hop from every source to every destination and checks the path is
+    /// minimal, the dateline class rules hold, and the packet ends on the right port.
+    fn walk_all(dims: &[u32], wrap: bool, vcs: u32) {
+        let t = Torus::new(dims, 1, wrap).unwrap();
+        let dor = DimensionOrder::new(&t, vcs, false).unwrap();
+        let mut cands = Candidates::new();
+        for src in 0..t.num_routers() {
+            for dst in 0..t.num_routers() {
+                let (dst_router, dst_port) = t.endpoint_attachment(dst);
+                let (mut router, mut in_port) = t.endpoint_attachment(src);
+                let mut in_vc = 0u8;
+                let mut injected = true;
+                let mut hops = 0;
+                loop {
+                    cands.clear();
+                    let q = RouteQuery {
+                        router,
+                        in_port,
+                        in_vc,
+                        injected,
+                        dst_router,
+                        dst_port,
+                    };
+                    dor.route(&q, &mut cands);
+                    assert_eq!(cands.as_slice().len(), 1);
+                    let c = cands.as_slice()[0];
+                    if c.port == dst_port && router == dst_router {
+                        break;
+                    }
+                    let vc = c.vc_mask.trailing_zeros() as u8;
+                    match t.peer(router, c.port) {
+                        Peer::Router { router: r, port: p } => {
+                            router = r;
+                            in_port = p;
+                        }
+                        other => panic!("DOR left the network: {other:?}"),
+                    }
+                    in_vc = vc;
+                    injected = false;
+                    hops += 1;
+                    assert!(hops <= t.diameter());
+                }
+                assert_eq!(hops, t.distance(src, dst), "{src}->{dst}");
+            }
+        }
+    }
+
+    #[test]
+    fn routes_are_minimal_on_tori_and_meshes() {
+        walk_all(&[8, 8], true, 2);
+        walk_all(&[5, 4, 3], true, 4);
+        walk_all(&[4, 6], false, 1);
+    }
+
+    #[test]
+    fn dateline_switches_class_on_the_wrap_link_only() {
+        let t = Torus::new(&[8], 1, true).unwrap();
+        let dor = DimensionOrder::new(&t, 2, false).unwrap();
+        let mut cands = Candidates::new();
+        let mut route = |router, in_port, in_vc, injected, dst| {
+            cands.clear();
+            dor.route(
+                &RouteQuery {
+                    router,
+                    in_port,
+                    in_vc,
+                    injected,
+                    dst_router: dst,
+                    dst_port: 2,
+                },
+                &mut cands,
+            );
+            cands.as_slice()[0]
+        };
+        // From 6 to 1 going up: 6->7 class 0, 7->0 wrap link class 1, 0->1 stays class 1.
+        assert_eq!(
+            route(6, 2, 0, true, 1),
+            Candidate {
+                port: 0,
+                vc_mask: 0b01
+            }
+        );
+        assert_eq!(
+            route(7, 1, 0, false, 1),
+            Candidate {
+                port: 0,
+                vc_mask: 0b10
+            }
+        );
+        assert_eq!(
+            route(0, 1, 1, false, 1),
+            Candidate {
+                port: 0,
+                vc_mask: 0b10
+            }
+        );
+        // Tie (offset 4 of 8): even coordinates go up, odd ones go down.
+        assert_eq!(route(2, 2, 0, true, 6).port, 0);
+        assert_eq!(route(3, 2, 0, true, 7).port, 1);
+    }
+
+    #[test]
+    fn one_vc_torus_is_refused_unless_unsafe() {
+        let t = Torus::new(&[4, 4], 1, true).unwrap();
+        let err = DimensionOrder::new(&t, 1, false).unwrap_err();
+        assert_eq!(err.key, "router.vcs");
+        assert!(err.expected.contains("dateline"));
+        assert!(DimensionOrder::new(&t, 1, true).is_ok());
+        let mesh = Torus::new(&[4, 4], 1, false).unwrap();
+        assert!(DimensionOrder::new(&mesh, 1, false).is_ok());
+    }
+}

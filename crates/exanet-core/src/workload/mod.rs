@@ -1,0 +1,7 @@
+//! Workloads: what the endpoints send, and when.
+
+mod patterns;
+mod synthetic;
+
+pub use patterns::DestinationPattern;
+pub use synthetic::Synthetic;

@@ -1,0 +1,297 @@
+//! Destination patterns of synthetic traffic (Dally & Towles ch. 3; Izu et al.).
+
+use rand::seq::SliceRandom;
+use rand::RngExt;
+
+use crate::config::Pattern;
+use crate::engine::{entity_stream, EntityRng};
+use crate::error::ConfigError;
+use crate::topology::{Peer, Topology, Torus};
+
+/// Stream id of the random permutation, apart from every entity's stream.
+const PERMUTATION_STREAM: u64 = u64::MAX - 1;
+
+#[derive(Debug, Clone)]
+pub enum DestinationPattern {
+    /// Uniform over all endpoints but the source.
+    Uniform,
+    /// Bit permutations of the endpoint index (2^bits endpoints).
+    Transpose {
+        bits: u32,
+    },
+    Shuffle {
+        bits: u32,
+    },
+    BitReverse {
+        bits: u32,
+    },
+    BitComplement {
+        bits: u32,
+    },
+    /// Each coordinate moves ceil(k/2) - 1 steps up its ring.
+    Tornado {
+        torus: Torus,
+    },
+    /// The endpoint with the same local index on a random neighbouring router.
+    Neighbor,
+    /// A fixed random permutation of the endpoints, drawn from the master seed.
+    Permutation {
+        destinations: Vec<u32>,
+    },
+    /// With probability `fraction` a random hot endpoint, otherwise uniform.
+    Hotspot {
+        hot: Vec<u32>,
+        fraction: f64,
+    },
+}
+
+impl DestinationPattern {
+    pub fn build(
+        pattern: Pattern,
+        topology: &dyn Topology,
+        seed: u64,
+        hotspot_endpoints: &[u32],
+        hotspot_fraction: f64,
+    ) -> Result<Self, ConfigError> {
+        let n = topology.num_endpoints();
+        let power_of_two_bits = |name: &str, even: bool| {
+            let bits = n.trailing_zeros();
+            if n.is_power_of_two() && (!even || bits % 2 == 0) {
+                Ok(bits)
+            } else {
+                let need = if even {
+                    "a number of endpoints that is an even power of two (4, 16, 64, 256, ...)"
+                } else {
+                    "a number of endpoints that is a power of two"
+                };
+                Err(ConfigError::new(
+                    "traffic.pattern",
+                    format!("\"{name}\" with {n} endpoints"),
+                    format!("{need}: the pattern permutes the bits of the endpoint index"),
+                ))
+            }
+        };
+        Ok(match pattern {
+            Pattern::Uniform => {
+                if n < 2 {
+                    return Err(ConfigError::new(
+                        "traffic.pattern",
+                        "\"uniform\" with 1 endpoint",
+                        "at least 2 endpoints",
+                    ));
+                }
+                DestinationPattern::Uniform
+            }
+            Pattern::Transpose => DestinationPattern::Transpose {
+                bits: power_of_two_bits("transpose", true)?,
+            },
+            Pattern::Shuffle => DestinationPattern::Shuffle {
+                bits: power_of_two_bits("shuffle", false)?,
+            },
+            Pattern::BitReverse => DestinationPattern::BitReverse {
+                bits: power_of_two_bits("bit_reverse", false)?,
+            },
+            Pattern::BitComplement => DestinationPattern::BitComplement {
+                bits: power_of_two_bits("bit_complement", false)?,
+            },
+            Pattern::Tornado => DestinationPattern::Tornado {
+                torus: topology.coordinates().cloned().ok_or_else(|| {
+                    ConfigError::new(
+                        "traffic.pattern",
+                        "\"tornado\"",
+                        "a topology with coordinates (torus or mesh)",
+                    )
+                })?,
+            },
+            Pattern::Neighbor => DestinationPattern::Neighbor,
+            Pattern::RandomPermutation => {
+                let mut destinations: Vec<u32> = (0..n).collect();
+                destinations.shuffle(&mut entity_stream(seed, PERMUTATION_STREAM));
+                DestinationPattern::Permutation { destinations }
+            }
+            Pattern::Hotspot => {
+                if hotspot_endpoints.is_empty() {
+                    return Err(ConfigError::new(
+                        "traffic.hotspot_endpoints",
+                        "[]",
+                        "at least one hot endpoint",
+                    ));
+                }
+                if let Some(&bad) = hotspot_endpoints.iter().find(|&&e| e >= n) {
+                    return Err(ConfigError::new(
+                        "traffic.hotspot_endpoints",
+                        bad.to_string(),
+                        format!("endpoint ids between 0 and {}", n - 1),
+                    ));
+                }
+                DestinationPattern::Hotspot {
+                    hot: hotspot_endpoints.to_vec(),
+                    fraction: hotspot_fraction,
+                }
+            }
+        })
+    }
+
+    /// The destination of the next message of endpoint `src`.
+    pub fn destination(&self, src: u32, topology: &dyn Topology, rng: &mut EntityRng) -> u32 {
+        let n = topology.num_endpoints();
+        let mask = |bits: u32| ((1u64 << bits) - 1) as u32;
+        let uniform = |rng: &mut EntityRng| {
+            let d = rng.random_range(0..n - 1);
+            if d >= src {
+                d + 1
+            } else {
+                d
+            }
+        };
+        match self {
+            DestinationPattern::Uniform => uniform(rng),
+            DestinationPattern::Transpose { bits } => {
+                let half = bits / 2;
+                if half == 0 {
+                    src
+                } else {
+                    ((src << half) | (src >> half)) & mask(*bits)
+                }
+            }
+            DestinationPattern::Shuffle { bits } => {
+                if *bits == 0 {
+                    src
+                } else {
+                    ((src << 1) | (src >> (bits - 1))) & mask(*bits)
+                }
+            }
+            DestinationPattern::BitReverse { bits } => {
+                if *bits == 0 {
+                    src
+                } else {
+                    src.reverse_bits() >> (32 - bits)
+                }
+            }
+            DestinationPattern::BitComplement { bits } => !src & mask(*bits),
+            DestinationPattern::Tornado { torus } => {
+                let c = torus.concentration();
+                let router = src / c;
+                let shifted = torus
+                    .dims()
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &k)| (torus.coord(router, d) + k.div_ceil(2) - 1) % k);
+                torus.router_at(shifted) * c + src % c
+            }
+            DestinationPattern::Neighbor => {
+                let (router, port) = topology.endpoint_attachment(src);
+                let mut neighbours = [0u32; 64];
+                let mut count = 0;
+                for p in 0..topology.ports_per_router() {
+                    if let Peer::Router { router: r, .. } = topology.peer(router, p) {
+                        if count < neighbours.len() {
+                            neighbours[count] = r;
+                            count += 1;
+                        }
+                    }
+                }
+                if count == 0 {
+                    return src;
+                }
+                let next = neighbours[rng.random_range(0..count)];
+                let local = src - first_endpoint(topology, router, port);
+                first_endpoint(topology, next, port) + local
+            }
+            DestinationPattern::Permutation { destinations } => destinations[src as usize],
+            DestinationPattern::Hotspot { hot, fraction } => {
+                if rng.random_bool(*fraction) {
+                    hot[rng.random_range(0..hot.len())]
+                } else {
+                    uniform(rng)
+                }
+            }
+        }
+    }
+}
+
+/// The endpoint on `router`'s lowest endpoint port (`port` is any endpoint port of a router).
+fn first_endpoint(topology: &dyn Topology, router: u32, port: u16) -> u32 {
+    let mut first = port;
+    while first > 0 && matches!(topology.peer(router, first - 1), Peer::Endpoint(_)) {
+        first -= 1;
+    }
+    match topology.peer(router, first) {
+        Peer::Endpoint(e) => e,
+        _ => unreachable!("endpoint ports hold endpoints"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_destinations(p: &DestinationPattern, t: &Torus) -> Vec<u32> {
+        let mut rng = entity_stream(1, 1);
+        (0..t.num_endpoints())
+            .map(|s| p.destination(s, t, &mut rng))
+            .collect()
+    }
+
+    #[test]
+    fn permutations_are_permutations() {
+        let t = Torus::new(&[8, 8], 1, true).unwrap();
+        for pattern in [
+            Pattern::Transpose,
+            Pattern::Shuffle,
+            Pattern::BitReverse,
+            Pattern::BitComplement,
+            Pattern::Tornado,
+            Pattern::RandomPermutation,
+        ] {
+            let p = DestinationPattern::build(pattern, &t, 3, &[], 0.0).unwrap();
+            let mut d = all_destinations(&p, &t);
+            d.sort_unstable();
+            assert_eq!(d, (0..64).collect::<Vec<_>>(), "{pattern:?}");
+        }
+    }
+
+    #[test]
+    fn known_destinations() {
+        let t = Torus::new(&[8, 8], 1, true).unwrap();
+        let dest = |pattern, src| {
+            let p = DestinationPattern::build(pattern, &t, 3, &[], 0.0).unwrap();
+            p.destination(src, &t, &mut entity_stream(1, 1))
+        };
+        // (x=1, y=2) = 17 -> transpose (2, 1) = 10
+        assert_eq!(dest(Pattern::Transpose, 17), 10);
+        assert_eq!(dest(Pattern::BitComplement, 0b000101), 0b111010);
+        assert_eq!(dest(Pattern::BitReverse, 0b000011), 0b110000);
+        assert_eq!(dest(Pattern::Shuffle, 0b100001), 0b000011);
+        // tornado on k=8 shifts by 3 in each dimension: (1,2) -> (4,5)
+        assert_eq!(dest(Pattern::Tornado, 17), 4 + 5 * 8);
+    }
+
+    #[test]
+    fn neighbor_and_uniform_and_hotspot() {
+        let t = Torus::new(&[4, 4], 2, true).unwrap();
+        let mut rng = entity_stream(5, 5);
+        let nb = DestinationPattern::build(Pattern::Neighbor, &t, 1, &[], 0.0).unwrap();
+        let un = DestinationPattern::build(Pattern::Uniform, &t, 1, &[], 0.0).unwrap();
+        let hot = DestinationPattern::build(Pattern::Hotspot, &t, 1, &[7], 1.0).unwrap();
+        for _ in 0..200 {
+            let d = nb.destination(5, &t, &mut rng);
+            assert_eq!(t.distance(5 / 2, d / 2), 1);
+            assert_eq!(d % 2, 1);
+            assert_ne!(un.destination(5, &t, &mut rng), 5);
+            assert_eq!(hot.destination(3, &t, &mut rng), 7);
+        }
+    }
+
+    #[test]
+    fn impossible_patterns_are_refused() {
+        let t = Torus::new(&[6, 6], 1, true).unwrap();
+        let err = DestinationPattern::build(Pattern::Transpose, &t, 1, &[], 0.0).unwrap_err();
+        assert_eq!(err.key, "traffic.pattern");
+        assert!(err.value.contains("36 endpoints"));
+        let t = Torus::new(&[8], 1, true).unwrap();
+        assert!(DestinationPattern::build(Pattern::Transpose, &t, 1, &[], 0.0).is_err());
+        assert!(DestinationPattern::build(Pattern::Shuffle, &t, 1, &[], 0.0).is_ok());
+        assert!(DestinationPattern::build(Pattern::Hotspot, &t, 1, &[8], 0.5).is_err());
+    }
+}

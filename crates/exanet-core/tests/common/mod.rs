@@ -1,0 +1,51 @@
+//! Shared helpers of the integration tests: a default configuration and a way to change it.
+#![allow(dead_code)]
+
+use exanet_core::{simulate, Config, RunOutput, SimError};
+use serde_json::{json, Value};
+
+/// 8x8 torus, 2 VCs, DOR, uniform Bernoulli at 30%, 256 B packets, 25 GB/s links.
+pub fn base() -> Value {
+    json!({
+        "seed": 1,
+        "topology": {"kind": "torus", "dims": [8, 8], "concentration": 1},
+        "routing": {"kind": "dor", "allow_unsafe": false},
+        "router": {"vcs": 2, "vc_buffer_bytes": 2048, "latency_ps": 50000,
+                   "arbitration": "round_robin", "in_transit_priority": false},
+        "links": {"default": {"latency_ps": 20000, "bandwidth_bytes_per_s": 25_000_000_000u64},
+                  "classes": {}},
+        "nic": {"injection_bandwidth_bytes_per_s": 25_000_000_000u64, "injection_latency_ps": 20000,
+                "mtu_bytes": 4096, "header_bytes": 32},
+        "traffic": {"kind": "synthetic", "pattern": "uniform", "process": "bernoulli",
+                    "load": 0.3, "packet_bytes": 256, "hotspot_endpoints": [0],
+                    "hotspot_fraction": 0.1},
+        "run": {"warmup_ps": 2_000_000, "measure_ps": 10_000_000, "drain": "measured",
+                "drain_limit_ps": null, "duration_ps": null, "deadlock_timeout_ps": null}
+    })
+}
+
+/// Sets `value` at a dotted path ("traffic.load").
+pub fn set(config: &mut Value, path: &str, value: Value) {
+    let mut node = config;
+    let keys: Vec<&str> = path.split('.').collect();
+    for key in &keys[..keys.len() - 1] {
+        node = node.get_mut(*key).unwrap_or_else(|| panic!("no key {key}"));
+    }
+    node[keys[keys.len() - 1]] = value;
+}
+
+pub fn with(changes: &[(&str, Value)]) -> Config {
+    let mut config = base();
+    for (path, value) in changes {
+        set(&mut config, path, value.clone());
+    }
+    Config::from_json(&config.to_string()).expect("valid test config")
+}
+
+pub fn run(config: &Config) -> Result<RunOutput, SimError> {
+    simulate(config, 1.0, &mut |_| true)
+}
+
+pub fn run_ok(config: &Config) -> RunOutput {
+    run(config).unwrap_or_else(|e| panic!("run failed: {e}"))
+}

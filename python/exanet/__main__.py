@@ -1,0 +1,5 @@
+"""`python -m exanet`: the command-line interface."""
+
+from exanet.cli import main
+
+main()

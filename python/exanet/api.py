@@ -1,0 +1,60 @@
+"""The Python API: validate and run simulations through `exanet._core`."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from exanet.config import Config, load
+from exanet.errors import ConfigError, DeadlockError
+from exanet.progress import ProgressDisplay
+from exanet.result import Result
+
+ConfigSource = Config | Mapping[str, Any] | str | os.PathLike[str]
+
+
+@contextmanager
+def _core_errors() -> Iterator[None]:
+    """Re-raise the core's exceptions as exanet's."""
+    from exanet import _core
+
+    try:
+        yield
+    except _core.ConfigError as exc:
+        key, value, expected = exc.args
+        raise ConfigError(key, value, expected) from None
+    except _core.DeadlockError as exc:
+        message, report = exc.args
+        raise DeadlockError(message, report, summary=report.get("summary")) from None
+
+
+def validate(config: ConfigSource) -> dict[str, Any]:
+    """Check a config against its topology without simulating; returns the structural summary
+    (routers, endpoints, network_links, ports_per_router, link_classes, diameter_hops,
+    average_distance_hops). Raises ConfigError."""
+    from exanet import _core
+
+    config_json = json.dumps(load(config).to_core())
+    with _core_errors():
+        return _core.validate(config_json)
+
+
+def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
+    """Run one simulation of `config` (a Config, a mapping of config keys or a TOML path).
+
+    `progress`: True shows a progress display on stderr, False never; None (default) shows it
+    when stderr is a terminal and the run lasts more than a couple of seconds.
+    Raises ConfigError for an invalid config and DeadlockError when the network deadlocks.
+    """
+    from exanet import _core
+
+    config = load(config)
+    config_json = json.dumps(config.to_core())
+    with _core_errors():
+        _core.validate(config_json)
+        with ProgressDisplay(progress) as callback:
+            output = _core.run(config_json, callback)
+    return Result.from_core(config, output)

@@ -1,0 +1,204 @@
+"""Benchmark suite: packet-hops/s, events/s and peak memory per endpoint (DESIGN §10).
+
+    python -m exanet.bench [--only a,b] [--quick] [--json PATH]
+
+Each scenario runs in a fresh child process, so that its peak RSS is its own; a child that only
+imports exanet gives the baseline subtracted before dividing by the number of endpoints. Children
+call the core directly, so the figures measure the simulator, not the conversion of its result
+tables to pandas.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from exanet.cli import reporting_errors, stdout
+from exanet.config import load
+from exanet.display import format_si
+from exanet.progress import ProgressDisplay
+from exanet.units import format_time_ps, parse_time_ps
+
+BASELINE = "baseline"
+QUICK_TIME_DIVISOR = 10
+_MAXRSS_BYTES = 1 if sys.platform == "darwin" else 1024  # ru_maxrss unit
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    config: dict[str, Any]
+
+
+def _torus_scenario(
+    name: str, dims: list[int], process: str, load: float, run: dict[str, str]
+) -> Scenario:
+    shape = "x".join(map(str, dims))
+    return Scenario(
+        name=name,
+        description=f"{shape} torus, uniform {process.capitalize()}, {load:.0%} load",
+        config={
+            "topology": {"kind": "torus", "dims": dims},
+            "router": {"vcs": 2},
+            "links": {"bandwidth": "25GB/s"},
+            "traffic": {"pattern": "uniform", "process": process, "load": load, "packet": "256B"},
+            "run": run,
+        },
+    )
+
+
+SCENARIOS = {
+    scenario.name: scenario
+    for scenario in (
+        _torus_scenario("a", [8, 8], "bernoulli", 0.3, {"warmup": "5us", "measure": "20us"}),
+        _torus_scenario("b", [32, 32], "bernoulli", 0.5, {"warmup": "5us", "measure": "20us"}),
+        _torus_scenario("c", [64, 64, 64], "poisson", 0.1, {"warmup": "1us", "measure": "2us"}),
+        _torus_scenario("d", [32, 32, 32, 32], "poisson", 0.05, {"duration": "1us"}),
+    )
+}
+
+
+def scenario_config(scenario: Scenario, quick: bool) -> dict[str, Any]:
+    """The scenario's config; `quick` divides its run times by QUICK_TIME_DIVISOR."""
+    if not quick:
+        return scenario.config
+    run = {
+        key: format_time_ps(parse_time_ps(value) // QUICK_TIME_DIVISOR)
+        for key, value in scenario.config["run"].items()
+    }
+    return {**scenario.config, "run": run}
+
+
+def _run_child(name: str) -> dict[str, Any]:
+    """Simulate one scenario in this process; the measurements of the child."""
+    from exanet import _core
+
+    if name == BASELINE:
+        return {}
+    scenario = SCENARIOS[name]
+    config_json = json.dumps(load(scenario.config).to_core())
+    endpoints = _core.validate(config_json)["endpoints"]
+    started = time.perf_counter()
+    with ProgressDisplay(None) as callback:
+        summary = _core.run(config_json, callback)["summary"]
+    wall_s = time.perf_counter() - started
+    return {
+        "endpoints": endpoints,
+        "packet_hops": summary["packet_hops"],
+        "events": summary["events"],
+        "wall_s": wall_s,
+    }
+
+
+def _spawn_child(name: str, quick: bool) -> tuple[dict[str, Any], int]:
+    """Run one child process; its measurements and its peak RSS in bytes."""
+    command = [sys.executable, "-m", "exanet.bench", "--child", name, *(["--quick"] * quick)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    output = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise RuntimeError(f"benchmark {name} failed (exit code {child.returncode})")
+    return json.loads(output.splitlines()[-1]), usage.ru_maxrss * _MAXRSS_BYTES
+
+
+def run_benchmarks(names: list[str], quick: bool) -> list[dict[str, Any]]:
+    """Run scenarios `names` in child processes; one row of figures per scenario."""
+    _, baseline_rss_bytes = _spawn_child(BASELINE, quick)
+    rows = []
+    for name in names:
+        stdout.print(f"scenario {name}: {SCENARIOS[name].description}")
+        measured, peak_rss_bytes = _spawn_child(name, quick)
+        rows.append(
+            {
+                "scenario": name,
+                "endpoints": measured["endpoints"],
+                "packet_hops": measured["packet_hops"],
+                "wall_s": measured["wall_s"],
+                "packet_hops_per_s": measured["packet_hops"] / measured["wall_s"],
+                "events_per_s": measured["events"] / measured["wall_s"],
+                "peak_rss_mib": peak_rss_bytes / 2**20,
+                "bytes_per_endpoint": (peak_rss_bytes - baseline_rss_bytes)
+                / measured["endpoints"],
+            }
+        )
+    return rows
+
+
+def _rows_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="exanet benchmarks", header_style="bold")
+    for column in (
+        "scenario",
+        "endpoints",
+        "packet_hops",
+        "wall_s",
+        "packet_hops_per_s",
+        "events_per_s",
+        "peak_rss_mib",
+        "bytes_per_endpoint",
+    ):
+        table.add_column(column, justify="left" if column == "scenario" else "right")
+    for row in rows:
+        table.add_row(
+            row["scenario"],
+            f"{row['endpoints']:,}",
+            f"{row['packet_hops']:,}",
+            f"{row['wall_s']:.2f}",
+            format_si(row["packet_hops_per_s"]),
+            format_si(row["events_per_s"]),
+            f"{row['peak_rss_mib']:,.1f}",
+            f"{row['bytes_per_endpoint']:,.0f}",
+        )
+    return table
+
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+@app.command()
+@reporting_errors
+def bench(
+    only: Annotated[
+        str | None,
+        typer.Option(
+            help=f"Comma-separated scenarios to run, out of {', '.join(SCENARIOS)} "
+            "(default: all).",
+            show_default=False,
+        ),
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option(help=f"Simulate 1/{QUICK_TIME_DIVISOR} of each scenario's time.")
+    ] = False,
+    json_path: Annotated[
+        Path | None,
+        typer.Option("--json", help="Also write the rows to this JSON file.", show_default=False),
+    ] = None,
+    child: Annotated[str | None, typer.Option(hidden=True)] = None,
+) -> None:
+    """Measure simulator speed and memory on torus scenarios: (a) 8x8, (b) 32x32, (c) 64x64x64,
+    (d) 32x32x32x32 (1,048,576 endpoints)."""
+    if child is not None:
+        print(json.dumps(_run_child(child)))
+        return
+    names = list(SCENARIOS) if only is None else [name.strip() for name in only.split(",")]
+    unknown = [name for name in names if name not in SCENARIOS]
+    if unknown:
+        raise typer.BadParameter(f"unknown scenarios {unknown}; choose from {list(SCENARIOS)}")
+    rows = run_benchmarks(names, quick)
+    stdout.print(_rows_table(rows))
+    if json_path is not None:
+        json_path.write_text(json.dumps(rows, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    app()

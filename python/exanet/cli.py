@@ -1,0 +1,198 @@
+"""The `exanet` command line."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, ParamSpec
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+import exanet
+from exanet import api
+from exanet.config import load
+from exanet.display import format_statistic, summary_table
+from exanet.errors import DeadlockError, ExanetError
+
+EXIT_UNEXPECTED = 1
+EXIT_INVALID = 2
+EXIT_DEADLOCK = 3
+EXIT_INTERRUPTED = 130
+
+DEMO_CONFIG: dict[str, Any] = {
+    "topology": {"kind": "torus", "dims": [8, 8]},
+    "routing": {"kind": "dor"},
+    "router": {"vcs": 2},
+    "traffic": {"pattern": "uniform", "process": "bernoulli", "packet": "256B", "load": 0.1},
+    "run": {"warmup": "2us", "measure": "10us"},
+}
+DEMO_LOADS = (0.1, 0.3, 0.5, 0.7, 0.9)
+DEMO_STATISTICS = (
+    "offered_load",
+    "accepted_load",
+    "latency_ns_mean",
+    "latency_ns_p99",
+    "hops_mean",
+)
+
+stdout = Console()
+stderr = Console(stderr=True)
+
+app = typer.Typer(
+    name="exanet",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+P = ParamSpec("P")
+
+
+def reporting_errors(command: Callable[P, None]) -> Callable[P, None]:
+    """Turn every failure of `command` into a short message on stderr and an exit code."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            command(*args, **kwargs)
+        except DeadlockError as exc:
+            stderr.print(
+                exc.format_report(), style="red", markup=False, highlight=False, soft_wrap=True
+            )
+            raise typer.Exit(EXIT_DEADLOCK) from None
+        except ExanetError as exc:
+            stderr.print(
+                f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True
+            )
+            raise typer.Exit(EXIT_INVALID) from None
+        except KeyboardInterrupt:
+            stderr.print("interrupted", style="yellow")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except Exception as exc:
+            stderr.print(
+                f"internal error: {type(exc).__name__}: {exc}",
+                style="red",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+            raise typer.Exit(EXIT_UNEXPECTED) from None
+
+    return wrapper
+
+
+ConfigArgument = Annotated[
+    Path, typer.Argument(help="TOML config file.", show_default=False, metavar="CONFIG")
+]
+OverridesOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override a config key, e.g. --set traffic.load=0.3 or --set "
+        "topology.dims=[16,16]. Repeatable.",
+        show_default=False,
+    ),
+]
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        stdout.print(f"exanet {exanet.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """exanet: packet-level interconnection-network simulator for HPC and AI systems.
+
+    Exit codes: 0 success, 1 internal error, 2 invalid input, 3 deadlock, 130 interrupted.
+    """
+
+
+@app.command()
+@reporting_errors
+def run(
+    config: ConfigArgument,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Directory for summary.json, config.json, endpoints.parquet and links.parquet "
+            "(default: exanet-out/NAME for CONFIG NAME.toml).",
+            show_default=False,
+        ),
+    ] = None,
+    overrides: OverridesOption = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Show no progress and no summary.")
+    ] = False,
+) -> None:
+    """Simulate CONFIG, write its results and print a summary."""
+    result = api.simulate(load(config, overrides or ()), progress=False if quiet else None)
+    outdir = result.write(output or Path("exanet-out") / config.stem)
+    if not quiet:
+        stdout.print(summary_table(result.summary, title=f"exanet run {config.name}"))
+        stdout.print(f"results written to {outdir}")
+
+
+@app.command()
+@reporting_errors
+def demo() -> None:
+    """Sweep the offered load of a small torus and print how latency and throughput respond.
+
+    The system: an 8x8 torus with 2 VCs, dimension-order routing, uniform Bernoulli traffic and
+    256 B packets. Takes a few seconds.
+    """
+    stdout.print(
+        "8x8 torus, 2 VCs, dimension-order routing, uniform Bernoulli traffic, 256 B packets, "
+        "25 GB/s links; 2 us warm-up, 10 us measured"
+    )
+    table = Table(title="exanet demo: load sweep", header_style="bold")
+    table.add_column("load", justify="right")
+    for name in DEMO_STATISTICS:
+        table.add_column(name, justify="right")
+    with stdout.status("simulating") as status:
+        for load_fraction in DEMO_LOADS:
+            status.update(f"simulating load {load_fraction}")
+            config = load(DEMO_CONFIG, [f"traffic.load={load_fraction}"])
+            summary = api.simulate(config, progress=False).summary
+            table.add_row(
+                f"{load_fraction}",
+                *(_statistic_cell(summary, name) for name in DEMO_STATISTICS),
+            )
+    stdout.print(table)
+
+
+def _statistic_cell(summary: dict[str, Any], name: str) -> str:
+    return format_statistic(name, summary[name]) if name in summary else "-"
+
+
+@app.command("validate")
+@reporting_errors
+def validate_config(config: ConfigArgument, overrides: OverridesOption = None) -> None:
+    """Check CONFIG and print the structure of its network, without simulating."""
+    structure = api.validate(load(config, overrides or ()))
+    table = Table(title=f"{config.name} is valid", header_style="bold")
+    table.add_column("property")
+    table.add_column("value", justify="right")
+    for name, value in structure.items():
+        table.add_row(name, format_statistic(name, value))
+    stdout.print(table)
+
+
+def main() -> None:
+    """Entry point of the `exanet` command."""
+    app()

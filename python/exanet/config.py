@@ -1,0 +1,417 @@
+"""The configuration schema (DESIGN §9), its loading from TOML, and its core JSON form.
+
+Quantities are written with units ("50ns", "25GB/s", "4KiB") and held in core units: integer
+picoseconds, bytes per second and bytes. Every invalid input raises one `ConfigError`.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Annotated, Any, ClassVar, Literal
+
+import tomllib
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
+
+from exanet._validation import FieldError, format_key, format_value, to_config_error
+from exanet.errors import ConfigError
+from exanet.units import (
+    format_bandwidth_bytes_per_s,
+    format_size_bytes,
+    format_time_ps,
+    parse_bandwidth_bytes_per_s,
+    parse_size_bytes,
+    parse_time_ps,
+)
+
+TimePs = Annotated[int, BeforeValidator(parse_time_ps), PlainSerializer(format_time_ps)]
+PositiveTimePs = Annotated[TimePs, Field(gt=0)]
+BandwidthBytesPerS = Annotated[
+    int,
+    BeforeValidator(parse_bandwidth_bytes_per_s),
+    PlainSerializer(format_bandwidth_bytes_per_s),
+    Field(gt=0),
+]
+SizeBytes = Annotated[int, BeforeValidator(parse_size_bytes), PlainSerializer(format_size_bytes)]
+PositiveSizeBytes = Annotated[SizeBytes, Field(gt=0)]
+
+TrafficPattern = Literal[
+    "uniform",
+    "transpose",
+    "shuffle",
+    "bit_reverse",
+    "bit_complement",
+    "tornado",
+    "neighbor",
+    "random_permutation",
+    "hotspot",
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class _GridTopology(_Section):
+    kind: str  # narrowed to one Literal tag by each topology
+    dims: list[Annotated[StrictInt, Field(ge=2)]] = Field(
+        min_length=1, description="routers along each dimension, each >= 2, e.g. [8, 8]"
+    )
+    concentration: Annotated[StrictInt, Field(ge=1)] = Field(
+        1, description="endpoints attached to each router"
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": self.kind, "dims": list(self.dims), "concentration": self.concentration}
+
+
+class TorusTopology(_GridTopology):
+    """k-ary n-cube: a grid of routers with wrap-around links in every dimension."""
+
+    kind: Literal["torus"]
+
+
+class MeshTopology(_GridTopology):
+    """A grid of routers without wrap-around links."""
+
+    kind: Literal["mesh"]
+
+
+Topology = Annotated[TorusTopology | MeshTopology, Field(discriminator="kind")]
+
+
+class DorRouting(_Section):
+    """Dimension-order routing (dateline virtual channels on tori)."""
+
+    kind: Literal["dor"] = "dor"
+    allow_unsafe: StrictBool = Field(
+        False,
+        description="accept deadlock-prone configurations (e.g. a torus with 1 VC) to exercise "
+        "the deadlock watchdog",
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": self.kind, "allow_unsafe": self.allow_unsafe}
+
+
+class RouterConfig(_Section):
+    """Router microarchitecture."""
+
+    vcs: Annotated[StrictInt, Field(ge=1, le=16)] = Field(
+        2, description="virtual channels per port, 1..16"
+    )
+    vc_buffer: PositiveSizeBytes = Field("2KiB", description="buffer of each VC of an input port")
+    latency: TimePs = Field("50ns", description="from head arrival to the earliest departure")
+    arbitration: Literal["round_robin", "age"] = "round_robin"
+    in_transit_priority: StrictBool = Field(
+        False, description="packets already in the network win over newly injected ones"
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "vcs": self.vcs,
+            "vc_buffer_bytes": self.vc_buffer,
+            "latency_ps": self.latency,
+            "arbitration": self.arbitration,
+            "in_transit_priority": self.in_transit_priority,
+        }
+
+
+class LinkClassConfig(_Section):
+    """Overrides of the default link parameters for one link class; unset values inherit."""
+
+    latency: TimePs | None = None
+    bandwidth: BandwidthBytesPerS | None = None
+
+
+class LinksConfig(_Section):
+    """Default link parameters, and per-class overrides written as tables such as [links.dim0]."""
+
+    _inline_tables_field: ClassVar[str] = "classes"
+
+    latency: TimePs = Field("20ns", description="propagation latency of a link")
+    bandwidth: BandwidthBytesPerS = Field("25GB/s", description="bandwidth of a link")
+    classes: dict[str, LinkClassConfig] = Field(
+        default_factory=dict,
+        description="a table of latency/bandwidth overrides per link class, e.g. [links.dim0]",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _collect_class_tables(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or "classes" in data:
+            return data
+        tables = {
+            key: value
+            for key, value in data.items()
+            if isinstance(value, (Mapping, LinkClassConfig))
+        }
+        scalars = {key: value for key, value in data.items() if key not in tables}
+        return {**scalars, "classes": tables} if tables else scalars
+
+    @model_serializer(mode="wrap")
+    def _inline_class_tables(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        data.update(data.pop("classes", {}))
+        return data
+
+    def _core_link(self, overrides: LinkClassConfig | None = None) -> dict[str, int]:
+        latency = overrides.latency if overrides else None
+        bandwidth = overrides.bandwidth if overrides else None
+        return {
+            "latency_ps": self.latency if latency is None else latency,
+            "bandwidth_bytes_per_s": self.bandwidth if bandwidth is None else bandwidth,
+        }
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "default": self._core_link(),
+            "classes": {name: self._core_link(cls) for name, cls in self.classes.items()},
+        }
+
+
+class NicConfig(_Section):
+    """Network interface: injection link, packetisation."""
+
+    injection_bandwidth: BandwidthBytesPerS | None = Field(
+        None, description="defaults to links.bandwidth"
+    )
+    injection_latency: TimePs | None = Field(None, description="defaults to links.latency")
+    mtu: PositiveSizeBytes = Field("4KiB", description="largest packet payload")
+    header: SizeBytes = Field("32B", description="header bytes added to every packet")
+
+    def to_core(self, links: LinksConfig) -> dict[str, Any]:
+        bandwidth = self.injection_bandwidth
+        latency = self.injection_latency
+        return {
+            "injection_bandwidth_bytes_per_s": links.bandwidth if bandwidth is None else bandwidth,
+            "injection_latency_ps": links.latency if latency is None else latency,
+            "mtu_bytes": self.mtu,
+            "header_bytes": self.header,
+        }
+
+
+class SyntheticTraffic(_Section):
+    """Open-loop traffic: every endpoint injects messages by a random process and pattern."""
+
+    kind: Literal["synthetic"] = "synthetic"
+    pattern: TrafficPattern = "uniform"
+    process: Literal["bernoulli", "poisson"] = "bernoulli"
+    load: Annotated[StrictFloat, Field(gt=0, le=1)] = Field(
+        description="offered load as a fraction of the injection bandwidth, 0 < load <= 1"
+    )
+    packet: PositiveSizeBytes = Field(
+        "256B", description="payload of each message; larger than nic.mtu means segmented"
+    )
+    hotspot_endpoints: list[Annotated[StrictInt, Field(ge=0)]] = Field(
+        default_factory=lambda: [0], min_length=1, description="targets of the hotspot pattern"
+    )
+    hotspot_fraction: Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
+        0.1, description="share of messages sent to the hotspot endpoints, in [0, 1]"
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "pattern": self.pattern,
+            "process": self.process,
+            "load": self.load,
+            "packet_bytes": self.packet,
+            "hotspot_endpoints": list(self.hotspot_endpoints),
+            "hotspot_fraction": self.hotspot_fraction,
+        }
+
+
+class RunConfig(_Section):
+    """Run control: warm-up, measurement window and drain, or one fixed duration."""
+
+    _WINDOW_FIELDS: ClassVar[tuple[str, str]] = ("warmup", "measure")
+
+    warmup: TimePs = Field("10us", description="simulated time before statistics start")
+    measure: PositiveTimePs = Field("50us", description="length of the measurement window")
+    drain: Literal["measured", "all", "none"] = "measured"
+    drain_limit: PositiveTimePs | None = Field(
+        None, description="longest drain; defaults to 20 x (warmup + measure)"
+    )
+    duration: PositiveTimePs | None = Field(
+        None, description="fixed-duration mode: statistics over the whole run"
+    )
+    deadlock_timeout: PositiveTimePs | None = Field(
+        None, description="time without progress reported as a deadlock; automatic by default"
+    )
+
+    @model_validator(mode="after")
+    def _check_fixed_duration(self) -> RunConfig:
+        if self.duration is None:
+            return self
+        for name in self._WINDOW_FIELDS:
+            if name in self.model_fields_set:
+                raise FieldError(
+                    name,
+                    "not allowed together with run.duration (fixed-duration mode has no "
+                    "warm-up or measurement window); remove one of them",
+                )
+        return self
+
+    @model_serializer(mode="wrap")
+    def _omit_unused_window(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if self.duration is not None:
+            for name in self._WINDOW_FIELDS:
+                data.pop(name, None)
+        return data
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "warmup_ps": self.warmup,
+            "measure_ps": self.measure,
+            "drain": self.drain,
+            "drain_limit_ps": self.drain_limit,
+            "duration_ps": self.duration,
+            "deadlock_timeout_ps": self.deadlock_timeout,
+        }
+
+
+@contextmanager
+def _config_errors(raw: Any) -> Iterator[None]:
+    try:
+        yield
+    except ValidationError as exc:
+        raise to_config_error(exc, Config, raw) from None
+
+
+class Config(_Section):
+    """A complete, validated simulation configuration."""
+
+    seed: Annotated[StrictInt, Field(ge=0, lt=2**64)] = Field(
+        1, description="master seed of all random streams"
+    )
+    topology: Topology = Field(description="the network topology; kind = torus or mesh")
+    routing: DorRouting = Field(default_factory=DorRouting)
+    router: RouterConfig = Field(default_factory=RouterConfig)
+    links: LinksConfig = Field(default_factory=LinksConfig)
+    nic: NicConfig = Field(default_factory=NicConfig)
+    traffic: SyntheticTraffic = Field(description="the workload; needs at least load")
+    run: RunConfig = Field(default_factory=RunConfig)
+
+    def __init__(self, /, **data: Any) -> None:
+        with _config_errors(data):
+            super().__init__(**data)
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Config:
+        """Validate a mapping of user-facing keys; raises ConfigError."""
+        with _config_errors(obj):
+            return super().model_validate(obj, **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Config:
+        """Validate a mapping of user-facing keys (as parsed from TOML); raises ConfigError."""
+        return cls.model_validate(data)
+
+    @classmethod
+    def from_toml(cls, path: str | os.PathLike[str]) -> Config:
+        """Read and validate a TOML config file; raises ConfigError."""
+        return cls.from_dict(read_toml(path))
+
+    def to_core(self) -> dict[str, Any]:
+        """The config in core units, as the JSON document `exanet._core` takes."""
+        return {
+            "seed": self.seed,
+            "topology": self.topology.to_core(),
+            "routing": self.routing.to_core(),
+            "router": self.router.to_core(),
+            "links": self.links.to_core(),
+            "nic": self.nic.to_core(self.links),
+            "traffic": self.traffic.to_core(),
+            "run": self.run.to_core(),
+        }
+
+
+def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Parse a TOML file into a dict; a missing, unreadable or malformed file is a ConfigError."""
+    try:
+        with open(path, "rb") as file:
+            return tomllib.load(file)
+    except OSError as exc:
+        raise ConfigError("config", str(path), f"a readable TOML file ({exc.strerror})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError("config", str(path), f"valid TOML ({exc})") from None
+
+
+_OVERRIDE_KEY_RE = re.compile(r"[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*")
+
+
+def apply_overrides(raw: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
+    """A copy of `raw` with each "dotted.key=value" override set.
+
+    The value is read as a TOML value when it is one (0.3, [16, 16], "30ns", true), else taken
+    as a bare string (30ns, mesh).
+    """
+    result = copy.deepcopy(dict(raw))
+    for override in overrides:
+        key, separator, text = override.partition("=")
+        key = key.strip()
+        if not separator or not _OVERRIDE_KEY_RE.fullmatch(key):
+            raise ConfigError(
+                key or override,
+                format_value(text) if separator else "(no value)",
+                "an override of the form KEY=VALUE with a dotted KEY, e.g. traffic.load=0.3 or "
+                "topology.dims=[16,16]",
+            )
+        _set_dotted(result, key.split("."), _parse_override_value(text.strip()))
+    return result
+
+
+def _parse_override_value(text: str) -> Any:
+    try:
+        document = tomllib.loads(f"value = {text}")
+    except tomllib.TOMLDecodeError:
+        return text
+    return document["value"] if len(document) == 1 else text
+
+
+def _set_dotted(table: dict[str, Any], parts: list[str], value: Any) -> None:
+    for depth, part in enumerate(parts[:-1]):
+        child = table.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise ConfigError(
+                format_key(parts[: depth + 1]),
+                format_value(child),
+                f"a table, since the override of '{format_key(parts)}' sets a key inside it",
+            )
+        table = child
+    table[parts[-1]] = value
+
+
+def load(
+    source: Config | Mapping[str, Any] | str | os.PathLike[str], overrides: Iterable[str] = ()
+) -> Config:
+    """A Config from a Config, a mapping of user-facing keys or a TOML path, with overrides."""
+    overrides = list(overrides)
+    if isinstance(source, Config):
+        if not overrides:
+            return source
+        raw = source.model_dump(exclude_unset=True)
+    elif isinstance(source, Mapping):
+        raw = source
+    elif isinstance(source, (str, os.PathLike)):
+        raw = read_toml(source)
+    else:
+        raise TypeError(f"expected a Config, a mapping or a path, not {type(source).__name__}")
+    return Config.from_dict(apply_overrides(raw, overrides))

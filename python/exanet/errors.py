@@ -1,0 +1,73 @@
+"""Exceptions raised by exanet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_MAX_STUCK_CHANNELS_SHOWN = 20
+
+
+class ExanetError(Exception):
+    """Base class of every error exanet raises on purpose."""
+
+
+class ConfigError(ExanetError, ValueError):
+    """An invalid configuration value: names the dotted key, the value and what would be valid."""
+
+    def __init__(self, key: str, value: str, expected: str) -> None:
+        self.key = key
+        self.value = value
+        self.expected = expected
+        super().__init__(f"config key '{key}' = {value} is invalid: {expected}")
+
+    def __reduce__(self):
+        return type(self), (self.key, self.value, self.expected)
+
+
+class DeadlockError(ExanetError):
+    """A simulation stopped making progress with packets in flight.
+
+    `report` is the core's deadlock report (time, packets in the network, stuck channels and a
+    wait-for cycle when one was found); `summary` holds the statistics up to the deadlock when the
+    core provided them, else None.
+    """
+
+    def __init__(
+        self, message: str, report: dict[str, Any], summary: dict[str, Any] | None = None
+    ) -> None:
+        self.report = report
+        self.summary = summary
+        super().__init__(message)
+
+    def __reduce__(self):
+        return type(self), (str(self), self.report, self.summary)
+
+    def format_report(self) -> str:
+        """A readable multi-line description of the deadlock: the cycle, then the stuck channels."""
+        report = self.report
+        lines = [
+            f"deadlock: {self}",
+            f"  at {report['time_ns']:,.3f} ns with {report['packets_in_network']:,} packets "
+            "in the network",
+        ]
+        cycle = report["cycle"]
+        if cycle:
+            lines.append(f"  wait-for cycle ({len(cycle)} channels, each waits on the next):")
+            lines.extend(f"    {_format_channel(channel)}" for channel in cycle)
+            lines.append(f"    -> back to {cycle[0]['name']}")
+        else:
+            lines.append("  no wait-for cycle found")
+        stuck = report["stuck_channels"]
+        lines.append(f"  stuck channels ({len(stuck)}):")
+        lines.extend(f"    {_format_channel(c)}" for c in stuck[:_MAX_STUCK_CHANNELS_SHOWN])
+        if len(stuck) > _MAX_STUCK_CHANNELS_SHOWN:
+            lines.append(f"    ... and {len(stuck) - _MAX_STUCK_CHANNELS_SHOWN} more")
+        return "\n".join(lines)
+
+
+def _format_channel(channel: dict[str, Any]) -> str:
+    return (
+        f"{channel['name']}: router {channel['router']} port {channel['port']} "
+        f"({channel['port_name']}) vc {channel['vc']} -> router {channel['peer_router']}, "
+        f"{channel['queued_packets']} packets queued, {channel['credits_bytes']} B of credits"
+    )

@@ -1,0 +1,147 @@
+"""SST-style quantity strings ("100ns", "25GB/s", "4KiB") to and from core units.
+
+Core units (DESIGN §2): time in integer picoseconds, bandwidth in integer bytes per second,
+sizes in integer bytes. Parsing is exact for decimal inputs (no binary floating point).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+_QUANTITY_RE = re.compile(
+    r"^\s*(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>[^\s\d.].*?)\s*$"
+)
+
+
+class QuantityError(ValueError):
+    """A quantity string that cannot be parsed; `expected` says what would be valid."""
+
+    def __init__(self, kind: str, value: object, expected: str) -> None:
+        self.kind = kind
+        self.value = value
+        self.expected = expected
+        super().__init__(f"invalid {kind} {value!r}: expected {expected}")
+
+    def __reduce__(self):
+        return type(self), (self.kind, self.value, self.expected)
+
+
+@dataclass(frozen=True)
+class _QuantityKind:
+    name: str
+    factors: dict[str, Fraction]
+    expected: str
+
+
+def _scaled(prefixes: dict[str, int], suffix: str, divisor: int = 1) -> dict[str, Fraction]:
+    return {prefix + suffix: Fraction(factor, divisor) for prefix, factor in prefixes.items()}
+
+
+_DECIMAL_PREFIXES = {"": 1, "K": 10**3, "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
+_BINARY_PREFIXES = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+
+_TIME = _QuantityKind(
+    name="time",
+    factors={
+        "ps": Fraction(1),
+        "ns": Fraction(10**3),
+        "us": Fraction(10**6),
+        "\u00b5s": Fraction(10**6),  # micro sign
+        "\u03bcs": Fraction(10**6),  # Greek small letter mu
+        "ms": Fraction(10**9),
+        "s": Fraction(10**12),
+    },
+    expected='a non-negative number with a time unit (ps, ns, us or µs, ms, s), e.g. "100ns" '
+    'or "1.5us"',
+)
+
+_BANDWIDTH = _QuantityKind(
+    name="bandwidth",
+    factors={
+        **_scaled(_DECIMAL_PREFIXES, "B/s"),
+        **_scaled(_BINARY_PREFIXES, "B/s"),
+        **_scaled(_DECIMAL_PREFIXES, "b/s", divisor=8),
+    },
+    expected="a non-negative number with a bandwidth unit in bytes (B/s, KB/s, MB/s, GB/s, TB/s; "
+    "KiB/s, MiB/s, GiB/s, TiB/s; 1 GB = 1e9 B) or bits (b/s, Kb/s, Mb/s, Gb/s, Tb/s) per second, "
+    'e.g. "25GB/s" or "200Gb/s"',
+)
+
+_SIZE = _QuantityKind(
+    name="size",
+    factors={**_scaled(_DECIMAL_PREFIXES, "B"), **_scaled(_BINARY_PREFIXES, "B")},
+    expected="a whole, non-negative number of bytes: an integer or a number with a size unit "
+    '(B, KB, MB, GB, TB; KiB, MiB, GiB, TiB; 1 KB = 1000 B), e.g. 256, "256B" or "4KiB"',
+)
+
+
+def _parse_exact(value: object, kind: _QuantityKind) -> Fraction:
+    if not isinstance(value, str):
+        raise QuantityError(kind.name, value, kind.expected)
+    match = _QUANTITY_RE.match(value)
+    factor = kind.factors.get(match["unit"]) if match else None
+    if factor is None:
+        raise QuantityError(kind.name, value, kind.expected)
+    return Fraction(match["number"]) * factor
+
+
+def _round_half_up(value: Fraction) -> int:
+    """Nearest integer of a non-negative value, halves rounded up."""
+    return int(value + Fraction(1, 2))
+
+
+def parse_time_ps(value: str) -> int:
+    """Parse a time such as "100ns" or "1.5us" into picoseconds (rounded to the nearest ps)."""
+    return _round_half_up(_parse_exact(value, _TIME))
+
+
+def parse_bandwidth_bytes_per_s(value: str) -> int:
+    """Parse a bandwidth such as "25GB/s" or "200Gb/s" into bytes per second (nearest integer)."""
+    return _round_half_up(_parse_exact(value, _BANDWIDTH))
+
+
+def parse_size_bytes(value: str | int) -> int:
+    """Parse a size such as "256B" or "4KiB" (or a plain integer count of bytes) into bytes."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise QuantityError(_SIZE.name, value, _SIZE.expected)
+        return value
+    size = _parse_exact(value, _SIZE)
+    if size.denominator != 1:
+        raise QuantityError(_SIZE.name, value, _SIZE.expected)
+    return int(size)
+
+
+def _format_decimal(count: int, unit_factors: list[tuple[str, int]]) -> str:
+    """Write `count` base units exactly, using the largest unit it reaches."""
+    for unit, factor in unit_factors:
+        if count >= factor:
+            return f"{(Decimal(count) / factor).normalize():f}{unit}"
+    smallest_unit = unit_factors[-1][0]
+    return f"{count}{smallest_unit}"
+
+
+def format_time_ps(picoseconds: int) -> str:
+    """Write picoseconds as an exact time string, e.g. 1_500_000 -> "1.5us"."""
+    return _format_decimal(
+        picoseconds, [("s", 10**12), ("ms", 10**9), ("us", 10**6), ("ns", 10**3), ("ps", 1)]
+    )
+
+
+def format_bandwidth_bytes_per_s(bytes_per_s: int) -> str:
+    """Write bytes per second as an exact bandwidth string, e.g. 25e9 -> "25GB/s"."""
+    return _format_decimal(
+        bytes_per_s,
+        [("TB/s", 10**12), ("GB/s", 10**9), ("MB/s", 10**6), ("KB/s", 10**3), ("B/s", 1)],
+    )
+
+
+def format_size_bytes(size_bytes: int) -> str:
+    """Write bytes as a size string, in the largest binary unit that divides it exactly."""
+    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size_bytes and size_bytes % factor == 0:
+            return f"{size_bytes // factor}{unit}"
+    return f"{size_bytes}B"
