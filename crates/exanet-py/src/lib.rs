@@ -1,5 +1,191 @@
+//! `exanet._core`: the narrow boundary between Python and the simulator. A config goes in as
+//! core JSON; one call runs a whole simulation with the GIL released; the summary comes back as
+//! a dict and each table as column buffers (docs/core-interface.md).
+
+use exanet_core::stats::{Table, Value};
+use exanet_core::{describe, simulate, Config, DeadlockReport, RunOutput, SimError, StuckChannel};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+create_exception!(
+    _core,
+    ConfigError,
+    PyValueError,
+    "A configuration that cannot be simulated."
+);
+create_exception!(
+    _core,
+    DeadlockError,
+    PyRuntimeError,
+    "The watchdog stopped a deadlocked run."
+);
+
+fn config_error(e: exanet_core::ConfigError) -> PyErr {
+    ConfigError::new_err((e.key, e.value, e.expected))
+}
+
+fn parse(config_json: &str) -> PyResult<Config> {
+    Config::from_json(config_json).map_err(config_error)
+}
+
+fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::U64(v) => v.into_pyobject(py)?.into_any(),
+        Value::F64(v) => v.into_pyobject(py)?.into_any(),
+        Value::Bool(v) => v.into_pyobject(py)?.to_owned().into_any(),
+        Value::Str(v) => v.into_pyobject(py)?.into_any(),
+    })
+}
+
+fn channel_to_py<'py>(py: Python<'py>, c: &StuckChannel) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("name", &c.name)?;
+    d.set_item("router", c.router)?;
+    d.set_item("port", c.port)?;
+    d.set_item("port_name", &c.port_name)?;
+    d.set_item("vc", c.vc)?;
+    d.set_item("peer_router", c.peer_router)?;
+    d.set_item("queued_packets", c.queued_packets)?;
+    d.set_item("credits_bytes", c.credits_bytes)?;
+    Ok(d)
+}
+
+fn deadlock_to_py(py: Python<'_>, report: &DeadlockReport) -> PyResult<PyErr> {
+    let d = PyDict::new(py);
+    d.set_item("time_ns", report.time_ps as f64 / 1000.0)?;
+    d.set_item("packets_in_network", report.packets_in_network)?;
+    let channels = |list: &[StuckChannel]| -> PyResult<Bound<'_, PyList>> {
+        let items = list
+            .iter()
+            .map(|c| channel_to_py(py, c))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    };
+    d.set_item("stuck_channels", channels(&report.stuck_channels)?)?;
+    d.set_item("cycle", channels(&report.cycle)?)?;
+    Ok(DeadlockError::new_err((report.to_string(), d.unbind())))
+}
+
+fn table_to_py<'py>(py: Python<'py>, table: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let columns = PyList::empty(py);
+    let categories = PyDict::new(py);
+    for column in &table.columns {
+        let bytes = PyBytes::new(py, &column.data.to_le_bytes());
+        columns.append((column.name, column.data.dtype(), bytes))?;
+        if let Some(labels) = &column.categories {
+            categories.set_item(column.name, labels)?;
+        }
+    }
+    let d = PyDict::new(py);
+    d.set_item("columns", columns)?;
+    d.set_item("categories", categories)?;
+    Ok(d)
+}
+
+/// The outcome of one run: the summary, and tables built on request.
+#[pyclass(frozen, module = "exanet._core")]
+struct RunResult {
+    output: RunOutput,
+}
+
+#[pymethods]
+impl RunResult {
+    /// The run's summary: a flat dict whose keys carry their units.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (key, value) in &self.output.summary.entries {
+            d.set_item(*key, value_to_py(py, value)?)?;
+        }
+        Ok(d)
+    }
+
+    /// Table `"endpoints"` or `"links"` as column buffers.
+    fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+        let table = match name {
+            "endpoints" => py.detach(|| self.output.endpoints()),
+            "links" => py.detach(|| self.output.links()),
+            other => {
+                return Err(PyKeyError::new_err(format!(
+                    "no table {other:?}: the tables are \"endpoints\" and \"links\""
+                )))
+            }
+        };
+        table_to_py(py, &table)
+    }
+}
+
+/// Checks a core-JSON config and describes its network without simulating.
+#[pyfunction]
+fn validate<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let config = parse(config_json)?;
+    let info = py.detach(|| describe(&config)).map_err(config_error)?;
+    let d = PyDict::new(py);
+    d.set_item("routers", info.routers)?;
+    d.set_item("endpoints", info.endpoints)?;
+    d.set_item("network_links", info.network_links)?;
+    d.set_item("ports_per_router", info.ports_per_router)?;
+    d.set_item("link_classes", info.link_classes)?;
+    d.set_item("diameter_hops", info.diameter_hops)?;
+    d.set_item("average_distance_hops", info.average_distance_hops)?;
+    Ok(d)
+}
+
+/// Runs one simulation with the GIL released. `progress(dict)` is called about every
+/// `progress_interval_s` seconds; if it raises, the run stops and the exception propagates.
+#[pyfunction]
+#[pyo3(signature = (config_json, progress=None, progress_interval_s=0.5))]
+fn run(
+    py: Python<'_>,
+    config_json: &str,
+    progress: Option<Py<PyAny>>,
+    progress_interval_s: f64,
+) -> PyResult<RunResult> {
+    let config = parse(config_json)?;
+    let mut callback_error: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        simulate(&config, progress_interval_s, &mut |p| {
+            // Signals (Ctrl-C) are checked here too, so a run without a callback stays killable.
+            Python::attach(|py| {
+                let result = py.check_signals().and_then(|()| match &progress {
+                    Some(callback) => {
+                        let d = PyDict::new(py);
+                        d.set_item("sim_time_ps", p.sim_time_ps)?;
+                        d.set_item("target_time_ps", p.target_time_ps)?;
+                        d.set_item("phase", p.phase.name())?;
+                        d.set_item("events", p.events)?;
+                        d.set_item("wall_s", p.wall_s)?;
+                        d.set_item("packets_in_flight", p.packets_in_flight)?;
+                        callback.call1(py, (d,)).map(drop)
+                    }
+                    None => Ok(()),
+                });
+                match result {
+                    Ok(()) => true,
+                    Err(e) => {
+                        callback_error = Some(e);
+                        false
+                    }
+                }
+            })
+        })
+    });
+    match outcome {
+        Ok(output) => Ok(RunResult { output }),
+        Err(SimError::Config(e)) => Err(config_error(e)),
+        Err(SimError::Deadlock(report)) => Err(deadlock_to_py(py, &report)?),
+        Err(SimError::Interrupted) => Err(callback_error
+            .unwrap_or_else(|| PyRuntimeError::new_err("the simulation was interrupted"))),
+    }
+}
+
 #[pymodule]
-fn _core(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_class::<RunResult>()?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;
     Ok(())
 }

@@ -28,3 +28,6 @@ mod tests {
         assert_eq!(super::serialization_ps(1, 3_000_000_000), 334);
     }
 }
+
+#[cfg(test)]
+mod zero_load_tests;

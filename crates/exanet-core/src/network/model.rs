@@ -14,6 +14,13 @@ use crate::stats::{LatencyStats, TimeAverage};
 use crate::topology::{self, Peer, Topology};
 use crate::workload::Synthetic;
 
+/// Hash of a (source, destination) flow for the delivery checksum.
+#[inline]
+pub(super) fn flow_hash(src: u32, dst: u32) -> u64 {
+    let z = (u64::from(src) << 32 | u64::from(dst)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z ^ (z >> 29)
+}
+
 /// "No time": an unset wake-up.
 pub(super) const NEVER: Time = Time::MAX;
 /// Link class code of endpoint (NIC) ports and of unconnected ports.
@@ -124,6 +131,9 @@ pub(super) struct Stats {
     pub injected: u64,
     pub delivered: u64,
     pub misdelivered: u64,
+    /// Sum of a hash of (source, destination) over generated packets minus the same over
+    /// delivered ones: zero when every packet arrived exactly once where it was sent.
+    pub flow_checksum: u64,
     /// Deliveries inside the window and their latency, for Little's law.
     pub window_deliveries: u64,
     pub window_latency_sum_ps: u128,
@@ -347,6 +357,7 @@ impl Network {
                 injected: 0,
                 delivered: 0,
                 misdelivered: 0,
+                flow_checksum: 0,
                 window_deliveries: 0,
                 window_latency_sum_ps: 0,
                 in_flight: TimeAverage::new(window_start, window_end),

@@ -2,7 +2,7 @@
 //! the injection link when the router's injection buffer has credits, and takes delivered
 //! packets off the ejection link (reassembly, statistics).
 
-use super::model::{Message, NetEvent, Network, NEVER};
+use super::model::{flow_hash, Message, NetEvent, Network, NEVER};
 use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
 use super::serialization_ps;
 use crate::engine::{Scheduler, Time};
@@ -69,6 +69,7 @@ impl Network {
             });
             self.nic_queues[src as usize].push(id, &mut self.packets);
             self.stats.generated += 1;
+            self.stats.flow_checksum = self.stats.flow_checksum.wrapping_add(flow_hash(src, dst));
             if measured {
                 self.stats.measured_generated += 1;
                 let counters = &mut self.endpoint_counters[src as usize];
@@ -142,6 +143,10 @@ impl Network {
         self.packets.release(id);
         self.stats.in_flight.set(now, self.packets_in_flight() - 1);
         self.stats.delivered += 1;
+        self.stats.flow_checksum = self
+            .stats
+            .flow_checksum
+            .wrapping_sub(flow_hash(packet.src, e));
         if packet.dst != e {
             self.stats.misdelivered += 1;
         }
