@@ -37,11 +37,9 @@ pub enum NetEvent {
     Credit { port: u16, vc: u8, bytes: u32 },
     /// To a router, from itself: re-arbitrate output `port`.
     Wake { port: u16 },
-    /// To a NIC, from itself: generate the next message.
-    Generate,
     /// To a NIC: buffer space freed in its router's injection port.
     NicCredit { vc: u8, bytes: u32 },
-    /// To a NIC, from itself: its injection link is free again.
+    /// To a NIC, from itself: its injection link is free again, or its next message is due.
     NicWake,
     /// To a NIC: a packet's tail has arrived.
     Deliver { packet: u32 },
@@ -252,6 +250,10 @@ pub struct Network {
     pub(super) nic_credits: Vec<u32>,
     pub(super) nic_free_at: Vec<Time>,
     pub(super) nic_wake_at: Vec<Time>,
+    /// When each NIC's next message is due (NEVER: no more messages).
+    pub(super) nic_next_gen: Vec<Time>,
+    /// NICs whose next message is due before the end of the measurement window.
+    pub(super) nics_owing_window: u64,
     pub(super) nic_rngs: Vec<EntityRng>,
     pub(super) endpoint_counters: Vec<EndpointCounters>,
     pub(super) packets: PacketArena,
@@ -338,6 +340,8 @@ impl Network {
             nic_credits: vec![vc_buffer; endpoints * vcs],
             nic_free_at: vec![0; endpoints],
             nic_wake_at: vec![NEVER; endpoints],
+            nic_next_gen: vec![NEVER; endpoints],
+            nics_owing_window: 0,
             nic_rngs,
             endpoint_counters: vec![EndpointCounters::default(); endpoints],
             packets: PacketArena::default(),
@@ -429,13 +433,7 @@ impl Network {
         let run = self.config.run.clone();
         let entities = self.num_routers() as usize + self.topology.num_endpoints() as usize;
         let mut sched: Scheduler<NetEvent> = Scheduler::new(entities);
-        for e in 0..self.topology.num_endpoints() {
-            let first = self.traffic.next_gap(&mut self.nic_rngs[e as usize], true);
-            if first < self.generation_end {
-                let nic = self.nic_entity(e);
-                sched.schedule(first, nic, nic, NetEvent::Generate);
-            }
-        }
+        self.start_sources(&mut sched);
         let window_end = self.stats.window_end;
         let stop_at = match run.duration_ps {
             Some(duration) => duration,
@@ -469,6 +467,7 @@ impl Network {
                 }
                 if waits_for_measured
                     && time >= window_end
+                    && self.nics_owing_window == 0
                     && self.stats.measured_delivered == self.stats.measured_generated
                 {
                     break (time, false, true);
@@ -499,8 +498,9 @@ impl Network {
             (None, Drain::None) => false,
             _ => self.packets_in_flight() == 0,
         };
+        let source_queue_packets = self.account_backlog(end);
         let wall_s = wall_start.elapsed().as_secs_f64();
-        Ok(self.results(end, drained, sched.events(), wall_s))
+        Ok(self.results(end, drained, sched.events(), wall_s, source_queue_packets))
     }
 
     fn phase(&self, now: Time) -> Phase {
@@ -525,7 +525,7 @@ impl Model for Network {
         now: Time,
         target: EntityId,
         event: NetEvent,
-        sched: &mut Scheduler<NetEvent>,
+        _sched: &mut Scheduler<NetEvent>,
     ) {
         match event {
             NetEvent::Arrive { port, vc, packet } => {
@@ -533,7 +533,6 @@ impl Model for Network {
             }
             NetEvent::Credit { port, vc, bytes } => self.credit_arrives(target, port, vc, bytes),
             NetEvent::Wake { port } => self.output_wakes(now, target, port),
-            NetEvent::Generate => self.generate(now, target - self.num_routers(), sched),
             NetEvent::NicCredit { vc, bytes } => {
                 let e = (target - self.num_routers()) as usize;
                 self.nic_credits[e * self.vcs + usize::from(vc)] += bytes;

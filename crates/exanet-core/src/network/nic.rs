@@ -1,6 +1,12 @@
 //! The NIC: turns workload messages into packets (segmentation at the MTU), injects them over
 //! the injection link when the router's injection buffer has credits, and takes delivered
 //! packets off the ejection link (reassembly, statistics).
+//!
+//! Open-loop sources are generated lazily: a NIC draws its next message (destination and the
+//! gap to the one after) only when its queue is empty and the message is due, and stamps it
+//! with the time it was due. The draws come from the NIC's own stream in the same order as if
+//! every message were created on time, so the traffic is the same; but a backlogged source
+//! holds one message, not an ever-growing queue, and costs no events while it waits.
 
 use super::model::{flow_hash, Message, NetEvent, Network, NEVER};
 use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
@@ -8,25 +14,51 @@ use super::serialization_ps;
 use crate::engine::{Scheduler, Time};
 
 impl Network {
-    /// The workload's next message at endpoint `e`: segment, queue, and schedule the one after.
-    pub(super) fn generate(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
+    /// Draws endpoint `e`'s message due at its `nic_next_gen` and the time of the one after.
+    fn materialize(&mut self, now: Time, e: u32) {
         let ei = e as usize;
-        let dst =
-            self.traffic
-                .pattern
-                .destination(e, self.topology.as_ref(), &mut self.nic_rngs[ei]);
-        self.send_message(now, e, dst);
-        let next = now + self.traffic.next_gap(&mut self.nic_rngs[ei], false);
-        if next < self.generation_end {
-            let nic = self.nic_entity(e);
-            sched.schedule(next, nic, nic, NetEvent::Generate);
+        let due = self.nic_next_gen[ei];
+        let dst = self
+            .traffic
+            .pattern
+            .destination(e, self.topology.as_ref(), &mut self.nic_rngs[ei]);
+        self.send_message(due, now, e, dst);
+        self.advance_generation(e, due);
+    }
+
+    /// Draws the gap after the message due at `due` and records when the next one is due.
+    fn advance_generation(&mut self, e: u32, due: Time) {
+        let ei = e as usize;
+        let next = due + self.traffic.next_gap(&mut self.nic_rngs[ei], false);
+        let next = if next < self.generation_end { next } else { NEVER };
+        if due < self.stats.window_end && next >= self.stats.window_end {
+            self.nics_owing_window -= 1;
+        }
+        self.nic_next_gen[ei] = next;
+    }
+
+    /// Sets the first message time of every NIC and wakes them for it.
+    pub(super) fn start_sources(&mut self, sched: &mut Scheduler<NetEvent>) {
+        for e in 0..self.topology.num_endpoints() {
+            let ei = e as usize;
+            let first = self.traffic.next_gap(&mut self.nic_rngs[ei], true);
+            if first < self.generation_end {
+                self.nic_next_gen[ei] = first;
+                if first < self.stats.window_end {
+                    self.nics_owing_window += 1;
+                }
+                let nic = self.nic_entity(e);
+                self.nic_wake_at[ei] = first;
+                sched.schedule(first, nic, nic, NetEvent::NicWake);
+            }
         }
     }
 
-    /// Queues one message from `src` to `dst` at `src`'s NIC, cut into packets.
-    pub(super) fn send_message(&mut self, now: Time, src: u32, dst: u32) {
+    /// Queues one message from `src` to `dst`, created at `gen_ps` and handed to the NIC at
+    /// `now`, cut into packets.
+    pub(super) fn send_message(&mut self, gen_ps: Time, now: Time, src: u32, dst: u32) {
         let (dst_router, dst_port) = self.topology.endpoint_attachment(dst);
-        let measured = self.in_window(now);
+        let measured = self.in_window(gen_ps);
         let packet_count = self.traffic.packet_wire_bytes().len();
         let message = if packet_count > 1 {
             let slot = Message {
@@ -45,13 +77,15 @@ impl Network {
         } else {
             NO_MESSAGE
         };
+        // The packets were in flight (waiting at the source) since they were due.
+        self.stats.in_flight.add_span(gen_ps, now, packet_count as u64);
         self.stats
             .in_flight
             .set(now, self.packets_in_flight() + packet_count as u64);
         for i in 0..packet_count {
             let bytes = self.traffic.packet_wire_bytes()[i];
             let id = self.packets.alloc(Packet {
-                gen_ps: now,
+                gen_ps,
                 inject_ps: 0,
                 tail_ps: 0,
                 earliest_ps: 0,
@@ -79,29 +113,47 @@ impl Network {
         }
     }
 
-    /// Injects the packet at the head of the NIC's queue if the link is free and the router's
-    /// injection buffer has room for it on some VC.
+    /// Settles NIC `e`: draws a due message into an empty queue, injects the head packet if the
+    /// link is free and the router's injection buffer has room for it on some VC, and wakes
+    /// itself when there is something to do next.
     pub(super) fn try_inject(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
-        let queue = self.nic_queues[ei];
-        if queue.is_empty() {
-            return;
+        if self.nic_queues[ei].is_empty() && self.nic_next_gen[ei] <= now {
+            self.materialize(now, e);
         }
-        let nic = self.nic_entity(e);
-        if self.nic_free_at[ei] > now {
-            if self.nic_wake_at[ei] == NEVER || self.nic_wake_at[ei] < now {
-                self.nic_wake_at[ei] = self.nic_free_at[ei];
-                sched.schedule(self.nic_free_at[ei], nic, nic, NetEvent::NicWake);
+        if !self.nic_queues[ei].is_empty() && self.nic_free_at[ei] <= now {
+            self.inject_head(now, e, sched);
+        }
+        let wake = if !self.nic_queues[ei].is_empty() {
+            // Link busy: wake when it frees. Link free but no credits: a NicCredit will come.
+            if self.nic_free_at[ei] > now {
+                self.nic_free_at[ei]
+            } else {
+                NEVER
             }
-            return;
+        } else if self.nic_next_gen[ei] == NEVER {
+            NEVER
+        } else {
+            self.nic_next_gen[ei].max(self.nic_free_at[ei])
+        };
+        let pending = self.nic_wake_at[ei];
+        if wake != NEVER && (pending == NEVER || pending < now || wake < pending) {
+            self.nic_wake_at[ei] = wake;
+            let nic = self.nic_entity(e);
+            sched.schedule(wake, nic, nic, NetEvent::NicWake);
         }
-        let bytes = self.packets[queue.head].bytes;
+    }
+
+    /// Sends the head packet of NIC `e` if its router's injection buffer has room on some VC.
+    fn inject_head(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
+        let ei = e as usize;
+        let bytes = self.packets[self.nic_queues[ei].head].bytes;
         let credits = &mut self.nic_credits[ei * self.vcs..(ei + 1) * self.vcs];
         let Some(vc) = (0..self.vcs)
             .filter(|&v| credits[v] >= bytes)
             .max_by_key(|&v| (credits[v], std::cmp::Reverse(v)))
         else {
-            return; // a NicCredit event will bring us back
+            return;
         };
         credits[vc] -= bytes;
         let id = self.nic_queues[ei].pop(&self.packets);
@@ -123,7 +175,7 @@ impl Network {
         let (router, port) = self.topology.endpoint_attachment(e);
         sched.schedule(
             now + self.nic_link.latency_ps + self.router_latency_ps,
-            nic,
+            self.nic_entity(e),
             router,
             NetEvent::Arrive {
                 port,
@@ -131,10 +183,43 @@ impl Network {
                 packet: id,
             },
         );
-        if !self.nic_queues[ei].is_empty() {
-            self.nic_wake_at[ei] = tail_out;
-            sched.schedule(tail_out, nic, nic, NetEvent::NicWake);
+    }
+
+    /// At the end of a run, counts the messages that were due before `end` but never drawn
+    /// (a backlogged source): they were generated, and wait at their source. Returns, per
+    /// endpoint, the packets waiting at the source.
+    pub(super) fn account_backlog(&mut self, end: Time) -> Vec<u64> {
+        let packets_per_message = self.traffic.packet_wire_bytes().len() as u64;
+        let message_bytes: u64 = self
+            .traffic
+            .packet_wire_bytes()
+            .iter()
+            .map(|&b| u64::from(b))
+            .sum();
+        let mut waiting = Vec::with_capacity(self.nic_queues.len());
+        for e in 0..self.topology.num_endpoints() {
+            let ei = e as usize;
+            let mut backlog = u64::from(self.nic_queues[ei].len(&self.packets));
+            while self.nic_next_gen[ei] < end {
+                let due = self.nic_next_gen[ei];
+                // Same draws as if the message were sent, so the stream stays the same.
+                self.traffic
+                    .pattern
+                    .destination(e, self.topology.as_ref(), &mut self.nic_rngs[ei]);
+                backlog += packets_per_message;
+                self.stats.generated += packets_per_message;
+                self.stats.in_flight.add_span(due, end, packets_per_message);
+                if self.in_window(due) {
+                    self.stats.measured_generated += packets_per_message;
+                    let counters = &mut self.endpoint_counters[ei];
+                    counters.generated_packets += packets_per_message;
+                    counters.generated_bytes += message_bytes;
+                }
+                self.advance_generation(e, due);
+            }
+            waiting.push(backlog);
         }
+        waiting
     }
 
     /// A packet's tail reached its destination NIC.

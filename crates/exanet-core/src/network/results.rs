@@ -49,6 +49,7 @@ impl Network {
         drained: bool,
         events: u64,
         wall_s: f64,
+        source_queue_packets: Vec<u64>,
     ) -> RunOutput {
         let s = &self.stats;
         let window_ps = s.window_end - s.window_start;
@@ -209,11 +210,6 @@ impl Network {
         );
         sum.set("peak_packets", Value::U64(self.packets.capacity() as u64));
 
-        let source_queue_packets = self
-            .nic_queues
-            .iter()
-            .map(|q| u64::from(q.len(&self.packets)))
-            .collect();
         RunOutput {
             summary: sum,
             class_names: self.topology.link_class_names(),

@@ -30,7 +30,7 @@ fn lone_packet_ps(config: &Config, src: u32, dst: u32) -> u64 {
     let mut net = Network::new(config).unwrap();
     let entities = (net.num_routers() + net.topology().num_endpoints()) as usize;
     let mut sched = Scheduler::new(entities);
-    net.send_message(0, src, dst);
+    net.send_message(0, 0, src, dst);
     let nic = net.nic_entity(src);
     sched.schedule(0, nic, nic, NetEvent::NicWake);
     while sched.step(&mut net) != Step::Idle {}

@@ -33,6 +33,15 @@ impl TimeAverage {
         self.value = value;
     }
 
+    /// Adds `count` to the count over [from, to), after the fact.
+    pub fn add_span(&mut self, from: u64, to: u64, count: u64) {
+        let from = from.max(self.window_start);
+        let to = to.min(self.window_end);
+        if to > from {
+            self.area += u128::from(count) * u128::from(to - from);
+        }
+    }
+
     fn advance(&mut self, now: u64) {
         let from = self.last_ps.max(self.window_start);
         let to = now.min(self.window_end);
@@ -63,6 +72,7 @@ mod tests {
         let mut avg = TimeAverage::new(10, 20);
         avg.set(0, 4); // 4 from 0 to 15, only 10..15 counts
         avg.set(15, 2); // 2 from 15 to 30, only 15..20 counts
-        assert!((avg.mean(30) - (4.0 * 5.0 + 2.0 * 5.0) / 10.0).abs() < 1e-12);
+        avg.add_span(5, 12, 3); // 3 more from 5 to 12, only 10..12 counts
+        assert!((avg.mean(30) - (4.0 * 5.0 + 2.0 * 5.0 + 3.0 * 2.0) / 10.0).abs() < 1e-12);
     }
 }
