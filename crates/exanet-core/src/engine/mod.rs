@@ -26,4 +26,20 @@ pub trait Model {
         sched: &mut Scheduler<Self::Payload>,
     );
     fn settle(&mut self, now: Time, target: EntityId, sched: &mut Scheduler<Self::Payload>);
+    /// A hint that an event for `target` will be delivered soon: start loading what handling
+    /// it will touch. The engine calls it a few events ahead of delivery.
+    fn prefetch(&self, _target: EntityId, _payload: &Self::Payload) {}
+}
+
+/// Asks the CPU to start loading the cache line holding `value`; a no-op where unsupported.
+#[inline(always)]
+pub fn prefetch_line<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch never faults or writes.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }

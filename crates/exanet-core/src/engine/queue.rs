@@ -1,7 +1,13 @@
-//! The event queue: a calendar (timing wheel) of 1.024 ns buckets over a 4.2 us horizon, with a
+//! The event queue: a calendar (timing wheel) of 128 ps buckets over a 2.1 us horizon, with a
 //! binary heap for events beyond it. Almost every event a network schedules lands a few
-//! nanoseconds to a few microseconds ahead, so scheduling is a push onto a bucket and only the
-//! bucket being consumed is ever sorted.
+//! nanoseconds to a few hundred nanoseconds ahead, so scheduling is a push onto a bucket and
+//! only the bucket being consumed is ever sorted.
+//!
+//! Order: (time, target, source), and among events with equal keys (all from the same source)
+//! the order in which that source scheduled them: the source sequence number of DESIGN §3 is
+//! kept implicitly, by stable sorting and first-in-first-out overflow. Nothing depends on the
+//! order in which different sources' events were inserted, so the order does not depend on how
+//! entities are split across workers.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -9,34 +15,45 @@ use std::collections::BinaryHeap;
 use super::{EntityId, Model, Time};
 
 /// log2 of the bucket width in picoseconds.
-const BUCKET_SHIFT: u32 = 10;
-const BUCKETS: usize = 4096;
+const BUCKET_SHIFT: u32 = 7;
+const BUCKETS: usize = 16384;
 const HORIZON_PS: Time = (BUCKETS as Time) << BUCKET_SHIFT;
+/// How many events ahead of delivery the model is asked to prefetch.
+const PREFETCH_AHEAD: usize = 6;
 
-/// One scheduled event. The ordering key is (time, target, source, source sequence number):
-/// every part of it is decided by the model, never by the order in which events were inserted,
-/// so the same run gives the same order however entities are split across workers.
+/// One scheduled event, its key packed as time << 64 | target << 32 | source.
 struct Entry<P> {
-    time: Time,
-    target: EntityId,
-    source: EntityId,
-    seq: u32,
+    key: u128,
     payload: P,
 }
 
 impl<P> Entry<P> {
     #[inline]
-    fn key(&self) -> (Time, EntityId, EntityId, u32) {
-        (self.time, self.target, self.source, self.seq)
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
+
+    #[inline]
+    fn target(&self) -> EntityId {
+        (self.key >> 32) as EntityId
     }
 }
 
-/// Overflow entries, earliest first in a max-heap.
-struct Later<P>(Entry<P>);
+/// An event beyond the horizon; `order` (insertion order) keeps equal keys first-in-first-out.
+struct Later<P> {
+    entry: Entry<P>,
+    order: u64,
+}
+
+impl<P> Later<P> {
+    fn rank(&self) -> Reverse<(u128, u64)> {
+        Reverse((self.entry.key, self.order))
+    }
+}
 
 impl<P> PartialEq for Later<P> {
     fn eq(&self, other: &Self) -> bool {
-        self.0.key() == other.0.key()
+        self.rank() == other.rank()
     }
 }
 impl<P> Eq for Later<P> {}
@@ -47,7 +64,7 @@ impl<P> PartialOrd for Later<P> {
 }
 impl<P> Ord for Later<P> {
     fn cmp(&self, other: &Self) -> Ordering {
-        Reverse(self.0.key()).cmp(&Reverse(other.0.key()))
+        self.rank().cmp(&other.rank())
     }
 }
 
@@ -60,10 +77,11 @@ pub enum Step {
     Idle,
 }
 
-/// The event queue plus per-source sequence counters.
+/// The event queue.
 pub struct Scheduler<P> {
-    /// The bucket being consumed, sorted latest first (pop from the end).
+    /// The bucket being consumed, in key order from `cursor` on.
     current: Vec<Entry<P>>,
+    cursor: usize,
     /// Start time of the current bucket; every wheel event lies in [start, start + horizon).
     current_start: Time,
     buckets: Vec<Vec<Entry<P>>>,
@@ -71,7 +89,7 @@ pub struct Scheduler<P> {
     occupied: Vec<u64>,
     in_wheel: usize,
     overflow: BinaryHeap<Later<P>>,
-    source_seq: Vec<u32>,
+    overflow_order: u64,
     now: Time,
     events: u64,
 }
@@ -81,16 +99,23 @@ fn bucket_of(time: Time) -> usize {
     ((time >> BUCKET_SHIFT) as usize) & (BUCKETS - 1)
 }
 
+impl<P> Default for Scheduler<P> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl<P> Scheduler<P> {
-    pub fn new(entities: usize) -> Self {
+    pub fn new() -> Self {
         Scheduler {
             current: Vec::new(),
+            cursor: 0,
             current_start: 0,
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
             occupied: vec![0; BUCKETS / 64],
             in_wheel: 0,
             overflow: BinaryHeap::new(),
-            source_seq: vec![0; entities],
+            overflow_order: 0,
             now: 0,
             events: 0,
         }
@@ -100,64 +125,65 @@ impl<P> Scheduler<P> {
     #[inline]
     pub fn schedule(&mut self, time: Time, source: EntityId, target: EntityId, payload: P) {
         debug_assert!(time >= self.now, "event scheduled in the past");
-        let seq = &mut self.source_seq[source as usize];
         let entry = Entry {
-            time,
-            target,
-            source,
-            seq: *seq,
+            key: u128::from(time) << 64 | u128::from(target) << 32 | u128::from(source),
             payload,
         };
-        *seq = seq.wrapping_add(1);
-        self.insert(entry);
+        let offset = time - self.current_start;
+        if offset < (1 << BUCKET_SHIFT) {
+            // Into the bucket being consumed: after every entry with a key not above its own.
+            let key = entry.key;
+            let at = self.cursor + self.current[self.cursor..].partition_point(|e| e.key <= key);
+            self.current.insert(at, entry);
+        } else if offset < HORIZON_PS {
+            self.push_bucket(entry);
+        } else {
+            self.overflow.push(Later {
+                entry,
+                order: self.overflow_order,
+            });
+            self.overflow_order += 1;
+        }
     }
 
     #[inline]
-    fn insert(&mut self, entry: Entry<P>) {
-        let offset = entry.time - self.current_start;
-        if offset < (1 << BUCKET_SHIFT) {
-            let key = entry.key();
-            let at = self.current.partition_point(|e| e.key() > key);
-            self.current.insert(at, entry);
-        } else if offset < HORIZON_PS {
-            let b = bucket_of(entry.time);
-            self.buckets[b].push(entry);
-            self.occupied[b / 64] |= 1 << (b % 64);
-            self.in_wheel += 1;
-        } else {
-            self.overflow.push(Later(entry));
-        }
+    fn push_bucket(&mut self, entry: Entry<P>) {
+        let b = bucket_of(entry.time());
+        self.buckets[b].push(entry);
+        self.occupied[b / 64] |= 1 << (b % 64);
+        self.in_wheel += 1;
     }
 
     /// Makes `current` hold the earliest bucket; false if no event is left.
     fn refill(&mut self) -> bool {
-        while self.current.is_empty() {
+        while self.cursor == self.current.len() {
             if self.in_wheel == 0 {
                 let Some(next) = self.overflow.peek() else {
                     return false;
                 };
-                self.current_start = next.0.time >> BUCKET_SHIFT << BUCKET_SHIFT;
+                self.current_start = next.entry.time() >> BUCKET_SHIFT << BUCKET_SHIFT;
             } else {
                 self.current_start += self.bucket_distance() << BUCKET_SHIFT;
             }
-            // Bring the events that now fall within the horizon onto the wheel.
+            // Bring the events that now fall within the horizon onto the wheel, at once, so
+            // that they precede anything scheduled directly into their buckets later.
             while self
                 .overflow
                 .peek()
-                .is_some_and(|e| e.0.time < self.current_start + HORIZON_PS)
+                .is_some_and(|e| e.entry.time() < self.current_start + HORIZON_PS)
             {
-                let Later(entry) = self.overflow.pop().expect("peeked entry");
-                let b = bucket_of(entry.time);
-                self.buckets[b].push(entry);
-                self.occupied[b / 64] |= 1 << (b % 64);
-                self.in_wheel += 1;
+                let later = self.overflow.pop().expect("peeked entry");
+                self.push_bucket(later.entry);
             }
             let b = bucket_of(self.current_start);
             if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
                 self.occupied[b / 64] &= !(1 << (b % 64));
+                self.current.clear();
+                self.cursor = 0;
                 std::mem::swap(&mut self.current, &mut self.buckets[b]);
                 self.in_wheel -= self.current.len();
-                self.current.sort_unstable_by_key(|e| Reverse(e.key()));
+                // Stable: equal keys come from one source and keep its order.
+                self.current.sort_by_key(|e| e.key);
             }
         }
         true
@@ -191,39 +217,57 @@ impl<P> Scheduler<P> {
 
     /// Events waiting in the queue.
     pub fn pending(&self) -> usize {
-        self.current.len() + self.in_wheel + self.overflow.len()
+        self.current.len() - self.cursor + self.in_wheel + self.overflow.len()
     }
 
     /// Time of the earliest pending event.
     pub fn next_time(&mut self) -> Option<Time> {
         if self.refill() {
-            self.current.last().map(|e| e.time)
+            Some(self.current[self.cursor].time())
         } else {
             None
         }
     }
 
+    /// Takes the next entry of the current bucket if it is for (time, target).
+    #[inline]
+    fn take_if(&mut self, group: u128) -> Option<P>
+    where
+        P: Copy,
+    {
+        let entry = self.current.get(self.cursor)?;
+        if entry.key >> 32 != group {
+            return None;
+        }
+        self.cursor += 1;
+        Some(entry.payload)
+    }
+
     /// Delivers every event of the earliest (time, target) pair, then settles that target.
-    pub fn step<M: Model<Payload = P>>(&mut self, model: &mut M) -> Step {
+    pub fn step<M: Model<Payload = P>>(&mut self, model: &mut M) -> Step
+    where
+        P: Copy,
+    {
         if !self.refill() {
             return Step::Idle;
         }
-        let first = self.current.pop().expect("refilled");
-        let (time, target) = (first.time, first.target);
+        let group = self.current[self.cursor].key >> 32;
+        let (time, target) = ((group >> 32) as Time, group as EntityId);
         self.now = time;
-        self.events += 1;
-        model.handle(time, target, first.payload, self);
-        while self
-            .current
-            .last()
-            .is_some_and(|e| e.time == time && e.target == target)
-        {
-            let entry = self.current.pop().expect("peeked entry");
+        while let Some(payload) = self.take_if(group) {
+            self.prefetch_ahead(model);
             self.events += 1;
-            model.handle(time, target, entry.payload, self);
+            model.handle(time, target, payload, self);
         }
         model.settle(time, target, self);
         Step::Ran { time, target }
+    }
+
+    #[inline]
+    fn prefetch_ahead<M: Model<Payload = P>>(&self, model: &M) {
+        if let Some(entry) = self.current.get(self.cursor + PREFETCH_AHEAD) {
+            model.prefetch(entry.target(), &entry.payload);
+        }
     }
 }
 
@@ -250,9 +294,9 @@ mod tests {
     }
 
     #[test]
-    fn order_is_time_target_source_sequence_not_insertion() {
-        let mut sched = Scheduler::new(4);
-        // Inserted in scrambled order.
+    fn order_is_time_target_source_then_the_sources_own_order() {
+        let mut sched = Scheduler::new();
+        // Inserted in scrambled order; source 2 sends 3 then 33 to target 1 at time 10.
         sched.schedule(10, 3, 1, 4);
         sched.schedule(10, 2, 1, 3);
         sched.schedule(5, 0, 2, 1);
@@ -272,16 +316,25 @@ mod tests {
     }
 
     /// Schedules events at random distances (same bucket, within the horizon, far beyond it),
-    /// also while running, and checks they come out in exactly the order of a full sort.
+    /// also while running, and checks they come out in exactly the order of a full sort by
+    /// (time, target, source, the source's own sending order).
     struct Chaos {
         rng: crate::engine::EntityRng,
         delivered: Vec<(Time, EntityId, EntityId, u32)>,
         budget: u32,
+        /// Events sent so far by each source: the payload numbers them in sending order.
+        sent: [u32; 8],
     }
 
     impl Model for Chaos {
         type Payload = (EntityId, u32);
-        fn handle(&mut self, now: Time, target: EntityId, p: (EntityId, u32), s: &mut Scheduler<(EntityId, u32)>) {
+        fn handle(
+            &mut self,
+            now: Time,
+            target: EntityId,
+            p: (EntityId, u32),
+            s: &mut Scheduler<(EntityId, u32)>,
+        ) {
             self.delivered.push((now, target, p.0, p.1));
             if self.budget > 0 {
                 self.budget -= 1;
@@ -293,8 +346,10 @@ mod tests {
                     _ => self.rng.random_range(HORIZON_PS..10 * HORIZON_PS),
                 };
                 let to = self.rng.random_range(0..8);
-                let seq = s.source_seq[target as usize];
-                s.schedule(now + delay, target, to, (target, seq));
+                self.sent[target as usize] += 1;
+                // Coarse times, so that many events share (time, target, source).
+                let when = (now + delay).next_multiple_of(1000);
+                s.schedule(when, target, to, (target, self.sent[target as usize]));
             }
         }
         fn settle(&mut self, _: Time, _: EntityId, _: &mut Scheduler<(EntityId, u32)>) {}
@@ -302,21 +357,25 @@ mod tests {
 
     #[test]
     fn matches_a_full_sort_under_random_scheduling() {
-        let mut sched = Scheduler::new(8);
+        let mut sched = Scheduler::new();
         let mut model = Chaos {
             rng: entity_stream(9, 9),
             delivered: vec![],
             budget: 20_000,
+            sent: [0; 8],
         };
         for i in 0..8 {
-            let seq = sched.source_seq[i as usize];
-            sched.schedule(u64::from(i) * 777, i, (i + 3) % 8, (i, seq));
+            sched.schedule(u64::from(i) * 777, i, (i + 3) % 8, (i, 0));
         }
         while sched.step(&mut model) != Step::Idle {}
         let mut sorted = model.delivered.clone();
         sorted.sort();
         assert_eq!(model.delivered.len(), 20_008);
-        let first_difference = model.delivered.iter().zip(&sorted).position(|(a, b)| a != b);
+        let first_difference = model
+            .delivered
+            .iter()
+            .zip(&sorted)
+            .position(|(a, b)| a != b);
         assert_eq!(first_difference, None);
         assert_eq!(sched.pending(), 0);
     }

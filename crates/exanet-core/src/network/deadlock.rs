@@ -20,28 +20,27 @@ impl Network {
     /// the downstream input VCs it waits for.
     fn waits(&self) -> Vec<(Node, Vec<Node>)> {
         let mut waits = Vec::new();
-        for (node, queue) in self.input_queues.iter().enumerate() {
-            if queue.head == NO_PACKET {
+        for (node, input) in self.input_vcs.iter().enumerate() {
+            if input.queue.head == NO_PACKET {
                 continue;
             }
             let router = (node / self.vcs / self.ports) as u32;
-            let packet = &self.packets[queue.head];
-            let out_index = router as usize * self.ports + usize::from(packet.out_port);
+            let out_index = router as usize * self.ports + usize::from(input.out_port);
             let Peer::Router {
                 router: down,
                 port: down_port,
-            } = self.topology.peer(router, packet.out_port)
+            } = self.topology.peer(router, input.out_port)
             else {
                 continue; // ejection never waits for credits
             };
             let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
-            if vcs_in(packet.vc_mask).any(|v| credits[v as usize] >= packet.bytes) {
+            if vcs_in(input.vc_mask).any(|v| credits[v as usize] >= input.bytes) {
                 continue;
             }
             let down_base = (down as usize * self.ports + usize::from(down_port)) * self.vcs;
             waits.push((
                 node,
-                vcs_in(packet.vc_mask)
+                vcs_in(input.vc_mask)
                     .map(|v| down_base + v as usize)
                     .collect(),
             ));
@@ -78,7 +77,7 @@ impl Network {
             port_name,
             vc,
             peer_router: router,
-            queued_packets: self.input_queues[node].len(&self.packets),
+            queued_packets: self.input_vcs[node].queue.len(&self.packets),
             credits_bytes: self.credits[up_index * self.vcs + usize::from(vc)],
         })
     }

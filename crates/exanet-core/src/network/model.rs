@@ -7,7 +7,9 @@ use super::packet::{Fifo, PacketArena};
 use super::results::RunOutput;
 use super::serialization_ps;
 use crate::config::{Arbitration, Config, Drain, LinkParams};
-use crate::engine::{entity_stream, EntityId, EntityRng, Model, Scheduler, Step, Time};
+use crate::engine::{
+    entity_stream, prefetch_line, EntityId, EntityRng, Model, Scheduler, Step, Time,
+};
 use crate::error::{ConfigError, SimError};
 use crate::routing::{self, Candidates, RoutingFunction};
 use crate::stats::{LatencyStats, TimeAverage};
@@ -83,6 +85,32 @@ pub struct Progress {
 pub(super) struct PortLink {
     pub latency_ps: Time,
     pub bytes_per_s: u64,
+    /// Serialization times of the workload's packet sizes, (bytes, ps): spares a division per
+    /// hop.
+    cached: [(u32, Time); 2],
+}
+
+impl PortLink {
+    fn new(latency_ps: Time, bytes_per_s: u64, packet_sizes: &[u32]) -> Self {
+        let cache = |b: Option<&u32>| {
+            b.map_or((0, 0), |&b| {
+                (b, serialization_ps(u64::from(b), bytes_per_s))
+            })
+        };
+        PortLink {
+            latency_ps,
+            bytes_per_s,
+            cached: [cache(packet_sizes.first()), cache(packet_sizes.last())],
+        }
+    }
+
+    #[inline]
+    pub fn serialization_ps(&self, bytes: u32) -> Time {
+        match self.cached.iter().find(|(b, _)| *b == bytes) {
+            Some(&(_, ps)) => ps,
+            None => serialization_ps(u64::from(bytes), self.bytes_per_s),
+        }
+    }
 }
 
 /// Counters per endpoint, over the measurement window.
@@ -107,6 +135,31 @@ pub(super) struct LinkCounters {
     pub bytes: u64,
     pub packets: u64,
     pub busy_ps: u64,
+}
+
+/// One VC of one router input port: its buffer, and the routing decision for the packet at its
+/// head, kept here so that arbitration reads router state only, never the packet arena.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct InputVc {
+    pub queue: Fifo,
+    /// Earliest time the head packet may start on its output.
+    pub earliest_ps: Time,
+    /// Wire bytes of the head packet.
+    pub bytes: u32,
+    /// VCs the head packet may take on `out_port`.
+    pub vc_mask: u32,
+    pub out_port: u16,
+}
+
+/// One router output port: when its link is free, its pending wake-up, its round-robin
+/// pointer, and what it carried in the window.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OutputPort {
+    pub free_at: Time,
+    pub wake_at: Time,
+    pub counters: LinkCounters,
+    /// Input (port x VC) index the next round-robin search starts from.
+    pub rr: u16,
 }
 
 /// A multi-packet message being reassembled: packets still to arrive.
@@ -197,10 +250,11 @@ impl Parts {
                     .classes
                     .get(name)
                     .unwrap_or(&config.links.default);
-                PortLink {
-                    latency_ps: params.latency_ps,
-                    bytes_per_s: params.bandwidth_bytes_per_s,
-                }
+                PortLink::new(
+                    params.latency_ps,
+                    params.bandwidth_bytes_per_s,
+                    traffic.packet_wire_bytes(),
+                )
             })
             .collect();
         let routers = topology.num_routers() as usize;
@@ -238,13 +292,10 @@ pub struct Network {
     /// Link class of each (router, port): an index into `class_links`, NIC_CLASS or NO_LINK.
     pub(super) port_class: Vec<u8>,
     // Router state, indexed by (router * ports + port) [* vcs + vc | * request_words + word].
-    pub(super) input_queues: Vec<Fifo>,
+    pub(super) input_vcs: Vec<InputVc>,
     pub(super) credits: Vec<u32>,
-    pub(super) output_free_at: Vec<Time>,
-    pub(super) output_wake_at: Vec<Time>,
-    pub(super) output_rr: Vec<u16>,
+    pub(super) outputs: Vec<OutputPort>,
     pub(super) requests: Vec<u64>,
-    pub(super) link_counters: Vec<LinkCounters>,
     // NIC state, indexed by endpoint [* vcs + vc].
     pub(super) nic_queues: Vec<Fifo>,
     pub(super) nic_credits: Vec<u32>,
@@ -278,10 +329,11 @@ impl Network {
             class_links,
         } = Parts::build(config)?;
         let vcs = config.router.vcs as usize;
-        let nic_link = PortLink {
-            latency_ps: config.nic.injection_latency_ps,
-            bytes_per_s: config.nic.injection_bandwidth_bytes_per_s,
-        };
+        let nic_link = PortLink::new(
+            config.nic.injection_latency_ps,
+            config.nic.injection_bandwidth_bytes_per_s,
+            traffic.packet_wire_bytes(),
+        );
         let routers = topology.num_routers() as usize;
         let endpoints = topology.num_endpoints() as usize;
         let ports = usize::from(topology.ports_per_router());
@@ -329,13 +381,18 @@ impl Network {
             class_links,
             nic_link,
             port_class,
-            input_queues: vec![Fifo::default(); routers * ports * vcs],
+            input_vcs: vec![InputVc::default(); routers * ports * vcs],
             credits,
-            output_free_at: vec![0; routers * ports],
-            output_wake_at: vec![NEVER; routers * ports],
-            output_rr: vec![0; routers * ports],
+            outputs: vec![
+                OutputPort {
+                    free_at: 0,
+                    wake_at: NEVER,
+                    counters: LinkCounters::default(),
+                    rr: 0,
+                };
+                routers * ports
+            ],
             requests: vec![0; routers * ports * request_words],
-            link_counters: vec![LinkCounters::default(); routers * ports],
             nic_queues: vec![Fifo::default(); endpoints],
             nic_credits: vec![vc_buffer; endpoints * vcs],
             nic_free_at: vec![0; endpoints],
@@ -431,8 +488,7 @@ impl Network {
     ) -> Result<RunOutput, SimError> {
         let wall_start = Instant::now();
         let run = self.config.run.clone();
-        let entities = self.num_routers() as usize + self.topology.num_endpoints() as usize;
-        let mut sched: Scheduler<NetEvent> = Scheduler::new(entities);
+        let mut sched: Scheduler<NetEvent> = Scheduler::new();
         self.start_sources(&mut sched);
         let window_end = self.stats.window_end;
         let stop_at = match run.duration_ps {
@@ -544,6 +600,25 @@ impl Model for Network {
                 }
             }
             NetEvent::Deliver { packet } => self.deliver(now, target - self.num_routers(), packet),
+        }
+    }
+
+    #[inline]
+    fn prefetch(&self, target: EntityId, event: &NetEvent) {
+        match *event {
+            NetEvent::Arrive { port, vc, packet } => {
+                self.packets.prefetch(packet);
+                let queue = (target as usize * self.ports + usize::from(port)) * self.vcs;
+                prefetch_line(&self.input_vcs[queue + usize::from(vc)]);
+            }
+            NetEvent::Deliver { packet } => self.packets.prefetch(packet),
+            NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
+                let index = target as usize * self.ports + usize::from(port);
+                prefetch_line(&self.outputs[index]);
+                prefetch_line(&self.credits[index * self.vcs]);
+                prefetch_line(&self.requests[index * self.request_words]);
+            }
+            NetEvent::NicCredit { .. } | NetEvent::NicWake => {}
         }
     }
 

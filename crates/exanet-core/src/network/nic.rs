@@ -10,7 +10,6 @@
 
 use super::model::{flow_hash, Message, NetEvent, Network, NEVER};
 use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
-use super::serialization_ps;
 use crate::engine::{Scheduler, Time};
 
 impl Network {
@@ -18,10 +17,10 @@ impl Network {
     fn materialize(&mut self, now: Time, e: u32) {
         let ei = e as usize;
         let due = self.nic_next_gen[ei];
-        let dst = self
-            .traffic
-            .pattern
-            .destination(e, self.topology.as_ref(), &mut self.nic_rngs[ei]);
+        let dst =
+            self.traffic
+                .pattern
+                .destination(e, self.topology.as_ref(), &mut self.nic_rngs[ei]);
         self.send_message(due, now, e, dst);
         self.advance_generation(e, due);
     }
@@ -30,7 +29,11 @@ impl Network {
     fn advance_generation(&mut self, e: u32, due: Time) {
         let ei = e as usize;
         let next = due + self.traffic.next_gap(&mut self.nic_rngs[ei], false);
-        let next = if next < self.generation_end { next } else { NEVER };
+        let next = if next < self.generation_end {
+            next
+        } else {
+            NEVER
+        };
         if due < self.stats.window_end && next >= self.stats.window_end {
             self.nics_owing_window -= 1;
         }
@@ -78,7 +81,9 @@ impl Network {
             NO_MESSAGE
         };
         // The packets were in flight (waiting at the source) since they were due.
-        self.stats.in_flight.add_span(gen_ps, now, packet_count as u64);
+        self.stats
+            .in_flight
+            .add_span(gen_ps, now, packet_count as u64);
         self.stats
             .in_flight
             .set(now, self.packets_in_flight() + packet_count as u64);
@@ -88,15 +93,12 @@ impl Network {
                 gen_ps,
                 inject_ps: 0,
                 tail_ps: 0,
-                earliest_ps: 0,
                 next: NO_PACKET,
                 src,
                 dst,
                 dst_router,
                 message,
                 bytes,
-                vc_mask: 0,
-                out_port: 0,
                 dst_port,
                 hops: 0,
                 measured,
@@ -157,7 +159,7 @@ impl Network {
         };
         credits[vc] -= bytes;
         let id = self.nic_queues[ei].pop(&self.packets);
-        let ser = serialization_ps(u64::from(bytes), self.nic_link.bytes_per_s);
+        let ser = self.nic_link.serialization_ps(bytes);
         let tail_out = now + ser;
         self.nic_free_at[ei] = tail_out;
         let packet = &mut self.packets[id];

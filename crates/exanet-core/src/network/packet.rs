@@ -8,7 +8,9 @@ pub const NO_PACKET: PacketId = u32::MAX;
 /// `Packet::message` of a packet that is a whole message.
 pub const NO_MESSAGE: u32 = u32::MAX;
 
+/// One cache line per packet: the arena is accessed at random.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub struct Packet {
     /// When the workload created the message this packet belongs to.
     pub gen_ps: Time,
@@ -16,8 +18,6 @@ pub struct Packet {
     pub inject_ps: Time,
     /// When its tail arrives (arrived) at the router that holds it.
     pub tail_ps: Time,
-    /// Earliest time it may start on the output chosen at its current router.
-    pub earliest_ps: Time,
     pub next: PacketId,
     pub src: u32,
     pub dst: u32,
@@ -26,9 +26,6 @@ pub struct Packet {
     pub message: u32,
     /// Bytes on the wire: payload + header.
     pub bytes: u32,
-    /// VCs allowed on `out_port`.
-    pub vc_mask: u32,
-    pub out_port: u16,
     pub dst_port: u16,
     /// Router-to-router links traversed so far.
     pub hops: u16,
@@ -59,6 +56,13 @@ impl PacketArena {
 
     pub fn release(&mut self, id: PacketId) {
         self.free.push(id);
+    }
+
+    #[inline]
+    pub fn prefetch(&self, id: PacketId) {
+        if let Some(packet) = self.slots.get(id as usize) {
+            crate::engine::prefetch_line(packet);
+        }
     }
 
     /// Slots ever allocated: the peak number of live packets.

@@ -177,8 +177,9 @@ impl Network {
             Value::F64(accepted * injection_gbytes_per_s),
         );
         let (_, util_mean, util_max) = min_mean_max(
-            self.link_counters
+            self.outputs
                 .iter()
+                .map(|o| o.counters)
                 .zip(&self.port_class)
                 .filter(|(_, &c)| c != NIC_CLASS && c != NO_LINK)
                 .map(|(l, _)| l.busy_ps as f64 / window_ps as f64),
@@ -219,7 +220,7 @@ impl Network {
             nic_link: nic,
             window_ps,
             endpoint_counters: self.endpoint_counters,
-            link_counters: self.link_counters,
+            link_counters: self.outputs.iter().map(|o| o.counters).collect(),
             source_queue_packets,
         }
     }

@@ -3,13 +3,12 @@
 
 use super::model::{NetEvent, Network, NEVER, NIC_CLASS};
 use super::packet::PacketId;
-use super::serialization_ps;
 use crate::config::Arbitration;
 use crate::engine::{Scheduler, Time};
 use crate::routing::{select_most_credits, vcs_in, RouteQuery};
 use crate::topology::Peer;
 
-/// The winner of one arbitration round.
+/// The winner of one arbitration round: an input (port x VC) index and the output VC.
 struct Grant {
     input: usize,
     vc: u8,
@@ -21,6 +20,14 @@ impl Network {
         router as usize * self.ports + usize::from(port)
     }
 
+    #[inline]
+    fn has_requests(&self, out_index: usize) -> bool {
+        let at = out_index * self.request_words;
+        self.requests[at..at + self.request_words]
+            .iter()
+            .any(|&w| w != 0)
+    }
+
     /// A packet's head reached (port, vc) and its route computation is done.
     pub(super) fn packet_arrives(
         &mut self,
@@ -30,8 +37,8 @@ impl Network {
         vc: u8,
         id: PacketId,
     ) {
-        let queue = self.port_index(router, port) * self.vcs + usize::from(vc);
-        if self.input_queues[queue].push(id, &mut self.packets) {
+        let input = self.port_index(router, port) * self.vcs + usize::from(vc);
+        if self.input_vcs[input].queue.push(id, &mut self.packets) {
             self.route_head(now, router, port, vc);
         }
     }
@@ -39,20 +46,17 @@ impl Network {
     pub(super) fn credit_arrives(&mut self, router: u32, port: u16, vc: u8, bytes: u32) {
         let index = self.port_index(router, port);
         self.credits[index * self.vcs + usize::from(vc)] += bytes;
-        self.mark_dirty_if_requested(index, port);
+        if self.has_requests(index) {
+            self.mark_dirty(port);
+        }
     }
 
     pub(super) fn output_wakes(&mut self, now: Time, router: u32, port: u16) {
         let index = self.port_index(router, port);
-        if self.output_wake_at[index] == now {
-            self.output_wake_at[index] = NEVER;
+        if self.outputs[index].wake_at == now {
+            self.outputs[index].wake_at = NEVER;
         }
-        self.mark_dirty_if_requested(index, port);
-    }
-
-    fn mark_dirty_if_requested(&mut self, index: usize, port: u16) {
-        let words = &self.requests[index * self.request_words..(index + 1) * self.request_words];
-        if words.iter().any(|&w| w != 0) {
+        if self.has_requests(index) {
             self.mark_dirty(port);
         }
     }
@@ -69,8 +73,9 @@ impl Network {
     /// Routes the packet now at the head of (port, vc) and files its request with the output.
     fn route_head(&mut self, now: Time, router: u32, port: u16, vc: u8) {
         let in_index = self.port_index(router, port);
-        let id = self.input_queues[in_index * self.vcs + usize::from(vc)].head;
-        let packet = &self.packets[id];
+        let input = in_index * self.vcs + usize::from(vc);
+        let packet = &self.packets[self.input_vcs[input].queue.head];
+        let (bytes, tail_ps) = (packet.bytes, packet.tail_ps);
         let query = RouteQuery {
             router,
             in_port: port,
@@ -89,19 +94,21 @@ impl Network {
                 credits[(base + usize::from(p)) * vcs + v as usize]
             })];
         let out_index = base + usize::from(chosen.port);
-        // Cut-through: the tail may not leave before it has arrived, which matters only when
-        // the output link is faster than the input link.
-        let out_ser = serialization_ps(
-            u64::from(packet.bytes),
-            self.port_link(out_index).bytes_per_s,
-        );
-        let earliest = now.max(packet.tail_ps.saturating_sub(out_ser));
-        let packet = &mut self.packets[id];
-        packet.out_port = chosen.port;
-        packet.vc_mask = chosen.vc_mask;
-        packet.earliest_ps = earliest;
-        let input = usize::from(port) * self.vcs + usize::from(vc);
-        self.requests[out_index * self.request_words + input / 64] |= 1 << (input % 64);
+        // Cut-through: the tail may not leave before it has arrived, which can bind only while
+        // the tail is still arriving and only when the output link is the faster one.
+        let earliest = if tail_ps > now {
+            let out_ser = self.port_link(out_index).serialization_ps(bytes);
+            now.max(tail_ps.saturating_sub(out_ser))
+        } else {
+            now
+        };
+        let slot = &mut self.input_vcs[input];
+        slot.out_port = chosen.port;
+        slot.vc_mask = chosen.vc_mask;
+        slot.bytes = bytes;
+        slot.earliest_ps = earliest;
+        let request = usize::from(port) * self.vcs + usize::from(vc);
+        self.requests[out_index * self.request_words + request / 64] |= 1 << (request % 64);
         self.mark_dirty(chosen.port);
     }
 
@@ -128,9 +135,10 @@ impl Network {
         sched: &mut Scheduler<NetEvent>,
     ) {
         let index = self.port_index(router, port);
-        let pending = self.output_wake_at[index];
+        let output = &mut self.outputs[index];
+        let pending = output.wake_at;
         if pending == NEVER || pending < now || at < pending {
-            self.output_wake_at[index] = at;
+            output.wake_at = at;
             sched.schedule(at, router, router, NetEvent::Wake { port });
         }
     }
@@ -140,25 +148,25 @@ impl Network {
     /// last winner, or oldest first; in-transit packets first under in-transit priority).
     fn allocate(&mut self, now: Time, router: u32, port: u16, sched: &mut Scheduler<NetEvent>) {
         let out_index = self.port_index(router, port);
-        let words_at = out_index * self.request_words;
-        if self.requests[words_at..words_at + self.request_words]
-            .iter()
-            .all(|&w| w == 0)
-        {
+        if !self.has_requests(out_index) {
             return;
         }
-        if self.output_free_at[out_index] > now {
-            let free_at = self.output_free_at[out_index];
+        let free_at = self.outputs[out_index].free_at;
+        if free_at > now {
             self.ensure_wake(now, router, port, free_at, sched);
             return;
         }
         let ejection = self.port_class[out_index] == NIC_CLASS;
         let inputs = self.ports * self.vcs;
-        let start = usize::from(self.output_rr[out_index]) % inputs;
+        let start = usize::from(self.outputs[out_index].rr) % inputs;
         let oldest_first = self.arbitration == Arbitration::Age;
+        let first_eligible_wins = !oldest_first && !self.in_transit_priority;
+        let router_inputs = router as usize * inputs;
+        let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
         let mut best: Option<(Grant, (bool, Time))> = None;
         let mut next_ready = NEVER;
         let words = self.request_words;
+        let words_at = out_index * words;
         'scan: for step in 0..=words {
             let w = (start / 64 + step) % words;
             let mut bits = self.requests[words_at + w];
@@ -170,34 +178,37 @@ impl Network {
             while bits != 0 {
                 let input = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let (in_port, in_vc) = (input / self.vcs, input % self.vcs);
-                let in_index = router as usize * self.ports + in_port;
-                let id = self.input_queues[in_index * self.vcs + in_vc].head;
-                let packet = &self.packets[id];
-                if packet.earliest_ps > now {
-                    next_ready = next_ready.min(packet.earliest_ps);
+                let slot = &self.input_vcs[router_inputs + input];
+                if slot.earliest_ps > now {
+                    next_ready = next_ready.min(slot.earliest_ps);
                     continue;
                 }
                 let vc = if ejection {
                     0
                 } else {
                     // The allowed VC with the most credits, if the whole packet fits.
-                    let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
-                    match vcs_in(packet.vc_mask)
-                        .filter(|&v| credits[v as usize] >= packet.bytes)
+                    match vcs_in(slot.vc_mask)
+                        .filter(|&v| credits[v as usize] >= slot.bytes)
                         .max_by_key(|&v| (credits[v as usize], std::cmp::Reverse(v)))
                     {
                         Some(v) => v as u8,
                         None => continue,
                     }
                 };
+                if first_eligible_wins {
+                    best = Some((Grant { input, vc }, (false, 0)));
+                    break 'scan;
+                }
+                let in_index = router as usize * self.ports + input / self.vcs;
                 let injected = self.in_transit_priority && self.port_class[in_index] == NIC_CLASS;
-                let key = (injected, if oldest_first { packet.gen_ps } else { 0 });
+                let age = if oldest_first {
+                    self.packets[slot.queue.head].gen_ps
+                } else {
+                    0
+                };
+                let key = (injected, age);
                 if best.as_ref().is_none_or(|(_, k)| key < *k) {
                     best = Some((Grant { input, vc }, key));
-                    if !oldest_first && !self.in_transit_priority {
-                        break 'scan;
-                    }
                 }
             }
         }
@@ -223,25 +234,26 @@ impl Network {
             (grant.input % self.vcs) as u8,
         );
         let in_index = self.port_index(router, in_port);
-        let id = self.input_queues[in_index * self.vcs + usize::from(in_vc)].pop(&self.packets);
+        let input = in_index * self.vcs + usize::from(in_vc);
+        let id = self.input_vcs[input].queue.pop(&self.packets);
+        let bytes = self.input_vcs[input].bytes;
         self.requests[out_index * self.request_words + grant.input / 64] &=
             !(1 << (grant.input % 64));
-        let inputs = self.ports * self.vcs;
-        self.output_rr[out_index] = ((grant.input + 1) % inputs) as u16;
 
-        let bytes = self.packets[id].bytes;
         let out_link = self.port_link(out_index);
-        let ser = serialization_ps(u64::from(bytes), out_link.bytes_per_s);
+        let ser = out_link.serialization_ps(bytes);
         let tail_out = now + ser;
-        self.output_free_at[out_index] = tail_out;
+        let in_window = self.in_window(now);
+        let output = &mut self.outputs[out_index];
+        output.rr = ((grant.input + 1) % (self.ports * self.vcs)) as u16;
+        output.free_at = tail_out;
+        if in_window {
+            output.counters.bytes += u64::from(bytes);
+            output.counters.packets += 1;
+            output.counters.busy_ps += ser;
+        }
         self.stats.progress_until = self.stats.progress_until.max(tail_out);
         self.stats.packet_hops += 1;
-        if self.in_window(now) {
-            let counters = &mut self.link_counters[out_index];
-            counters.bytes += u64::from(bytes);
-            counters.packets += 1;
-            counters.busy_ps += ser;
-        }
 
         // The buffer space is free once the tail has left; the credit then crosses the link.
         let in_latency = self.port_link(in_index).latency_ps;
@@ -297,24 +309,11 @@ impl Network {
             Peer::Unconnected => unreachable!("routing never selects an unconnected port"),
         }
 
-        if !self.input_queues[in_index * self.vcs + usize::from(in_vc)].is_empty() {
+        if !self.input_vcs[input].queue.is_empty() {
             self.route_head(now, router, in_port, in_vc);
         }
-        self.ensure_wake_if_requested(now, router, port, tail_out, sched);
-    }
-
-    fn ensure_wake_if_requested(
-        &mut self,
-        now: Time,
-        router: u32,
-        port: u16,
-        at: Time,
-        sched: &mut Scheduler<NetEvent>,
-    ) {
-        let index = self.port_index(router, port);
-        let words = &self.requests[index * self.request_words..(index + 1) * self.request_words];
-        if words.iter().any(|&w| w != 0) {
-            self.ensure_wake(now, router, port, at, sched);
+        if self.has_requests(out_index) {
+            self.ensure_wake(now, router, port, tail_out, sched);
         }
     }
 }

@@ -28,8 +28,7 @@ fn config(dims: &[u32], concentration: u32, router_ps: u64, dim1_bytes_per_s: u6
 /// Sends one packet through an otherwise idle network and returns its latency in ps.
 fn lone_packet_ps(config: &Config, src: u32, dst: u32) -> u64 {
     let mut net = Network::new(config).unwrap();
-    let entities = (net.num_routers() + net.topology().num_endpoints()) as usize;
-    let mut sched = Scheduler::new(entities);
+    let mut sched = Scheduler::new();
     net.send_message(0, 0, src, dst);
     let nic = net.nic_entity(src);
     sched.schedule(0, nic, nic, NetEvent::NicWake);

@@ -1,6 +1,8 @@
 //! k-ary n-cube torus and mesh. Neighbours are computed from coordinates: no adjacency arrays,
 //! so the topology costs a few bytes whatever its size.
 
+use strength_reduce::StrengthReducedU32;
+
 use super::{Peer, Topology};
 use crate::error::ConfigError;
 
@@ -9,6 +11,10 @@ use crate::error::ConfigError;
 pub struct Torus {
     dims: Vec<u32>,
     strides: Vec<u32>,
+    /// `dims` and `strides` as multiply-and-shift divisors: coordinates are computed on every
+    /// hop, and a hardware division costs tens of cycles.
+    fast_dims: Vec<StrengthReducedU32>,
+    fast_strides: Vec<StrengthReducedU32>,
     concentration: u32,
     wrap: bool,
     routers: u32,
@@ -60,6 +66,11 @@ impl Torus {
         }
         Ok(Torus {
             dims: dims.to_vec(),
+            fast_dims: dims.iter().map(|&k| StrengthReducedU32::new(k)).collect(),
+            fast_strides: strides
+                .iter()
+                .map(|&s| StrengthReducedU32::new(s))
+                .collect(),
             strides,
             concentration,
             wrap,
@@ -86,7 +97,7 @@ impl Torus {
 
     #[inline]
     pub fn coord(&self, router: u32, dim: usize) -> u32 {
-        (router / self.strides[dim]) % self.dims[dim]
+        (router / self.fast_strides[dim]) % self.fast_dims[dim]
     }
 
     /// The router at `coords`.
