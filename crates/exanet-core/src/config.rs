@@ -150,11 +150,11 @@ impl Config {
     /// they concern (topology, routing, workload builders).
     fn check_ranges(&self) -> Result<(), ConfigError> {
         let r = &self.router;
-        if !(1..=32).contains(&r.vcs) {
+        if !(1..=16).contains(&r.vcs) {
             return Err(ConfigError::new(
                 "router.vcs",
                 r.vcs.to_string(),
-                "between 1 and 32 virtual channels",
+                "between 1 and 16 virtual channels",
             ));
         }
         let links = std::iter::once(("links", &self.links.default))

@@ -1,4 +1,4 @@
-//! The event queue: a calendar (timing wheel) of 128 ps buckets over a 2.1 us horizon, with a
+//! The event queue: a calendar (timing wheel) of 128 ps buckets over a 262 ns horizon, with a
 //! binary heap for events beyond it. Almost every event a network schedules lands a few
 //! nanoseconds to a few hundred nanoseconds ahead, so scheduling is a push onto a bucket and
 //! only the bucket being consumed is ever sorted.
@@ -16,27 +16,37 @@ use super::{EntityId, Model, Time};
 
 /// log2 of the bucket width in picoseconds.
 const BUCKET_SHIFT: u32 = 7;
-const BUCKETS: usize = 16384;
+const BUCKETS: usize = 2048;
 const HORIZON_PS: Time = (BUCKETS as Time) << BUCKET_SHIFT;
+/// Entries per chunk. Buckets are chains of equal-sized chunks from one pool, so memory follows
+/// the pending events (not the densest bucket ever seen, times the number of buckets) and the
+/// allocator never fragments.
+const CHUNK: usize = 64;
+/// "No chunk".
+const NO_CHUNK: u32 = u32::MAX;
 /// How many events ahead of delivery the model is asked to prefetch.
 const PREFETCH_AHEAD: usize = 6;
 
-/// One scheduled event, its key packed as time << 64 | target << 32 | source.
+/// One scheduled event (24 bytes with an 8-byte payload).
 struct Entry<P> {
-    key: u128,
+    time: Time,
+    target: EntityId,
+    source: EntityId,
     payload: P,
 }
 
 impl<P> Entry<P> {
+    /// The ordering key packed as time << 64 | target << 32 | source.
     #[inline]
-    fn time(&self) -> Time {
-        (self.key >> 64) as Time
+    fn key(&self) -> u128 {
+        u128::from(self.time) << 64 | u128::from(self.target) << 32 | u128::from(self.source)
     }
+}
 
-    #[inline]
-    fn target(&self) -> EntityId {
-        (self.key >> 32) as EntityId
-    }
+/// A piece of a bucket: up to CHUNK entries in insertion order, and the next piece.
+struct Chunk<P> {
+    entries: Vec<Entry<P>>,
+    next: u32,
 }
 
 /// An event beyond the horizon; `order` (insertion order) keeps equal keys first-in-first-out.
@@ -47,7 +57,7 @@ struct Later<P> {
 
 impl<P> Later<P> {
     fn rank(&self) -> Reverse<(u128, u64)> {
-        Reverse((self.entry.key, self.order))
+        Reverse((self.entry.key(), self.order))
     }
 }
 
@@ -84,7 +94,11 @@ pub struct Scheduler<P> {
     cursor: usize,
     /// Start time of the current bucket; every wheel event lies in [start, start + horizon).
     current_start: Time,
-    buckets: Vec<Vec<Entry<P>>>,
+    /// First and last chunk of each bucket's chain.
+    bucket_first: Vec<u32>,
+    bucket_last: Vec<u32>,
+    chunks: Vec<Chunk<P>>,
+    free_chunks: Vec<u32>,
     /// One bit per non-empty bucket.
     occupied: Vec<u64>,
     in_wheel: usize,
@@ -111,7 +125,10 @@ impl<P> Scheduler<P> {
             current: Vec::new(),
             cursor: 0,
             current_start: 0,
-            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            bucket_first: vec![NO_CHUNK; BUCKETS],
+            bucket_last: vec![NO_CHUNK; BUCKETS],
+            chunks: Vec::new(),
+            free_chunks: Vec::new(),
             occupied: vec![0; BUCKETS / 64],
             in_wheel: 0,
             overflow: BinaryHeap::new(),
@@ -126,14 +143,16 @@ impl<P> Scheduler<P> {
     pub fn schedule(&mut self, time: Time, source: EntityId, target: EntityId, payload: P) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let entry = Entry {
-            key: u128::from(time) << 64 | u128::from(target) << 32 | u128::from(source),
+            time,
+            target,
+            source,
             payload,
         };
         let offset = time - self.current_start;
         if offset < (1 << BUCKET_SHIFT) {
             // Into the bucket being consumed: after every entry with a key not above its own.
-            let key = entry.key;
-            let at = self.cursor + self.current[self.cursor..].partition_point(|e| e.key <= key);
+            let key = entry.key();
+            let at = self.cursor + self.current[self.cursor..].partition_point(|e| e.key() <= key);
             self.current.insert(at, entry);
         } else if offset < HORIZON_PS {
             self.push_bucket(entry);
@@ -148,10 +167,55 @@ impl<P> Scheduler<P> {
 
     #[inline]
     fn push_bucket(&mut self, entry: Entry<P>) {
-        let b = bucket_of(entry.time());
-        self.buckets[b].push(entry);
+        let b = bucket_of(entry.time);
+        let last = self.bucket_last[b];
+        let chunk = if last != NO_CHUNK && self.chunks[last as usize].entries.len() < CHUNK {
+            last
+        } else {
+            let fresh = self.new_chunk();
+            if last == NO_CHUNK {
+                self.bucket_first[b] = fresh;
+            } else {
+                self.chunks[last as usize].next = fresh;
+            }
+            self.bucket_last[b] = fresh;
+            fresh
+        };
+        self.chunks[chunk as usize].entries.push(entry);
         self.occupied[b / 64] |= 1 << (b % 64);
         self.in_wheel += 1;
+    }
+
+    fn new_chunk(&mut self) -> u32 {
+        match self.free_chunks.pop() {
+            Some(c) => {
+                self.chunks[c as usize].next = NO_CHUNK;
+                c
+            }
+            None => {
+                self.chunks.push(Chunk {
+                    entries: Vec::with_capacity(CHUNK),
+                    next: NO_CHUNK,
+                });
+                (self.chunks.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Moves bucket `b`'s entries, in insertion order, into `current`.
+    fn take_bucket(&mut self, b: usize) {
+        self.current.clear();
+        self.cursor = 0;
+        let mut chunk = self.bucket_first[b];
+        while chunk != NO_CHUNK {
+            let piece = &mut self.chunks[chunk as usize];
+            self.current.extend(piece.entries.drain(..));
+            self.free_chunks.push(chunk);
+            chunk = piece.next;
+        }
+        self.bucket_first[b] = NO_CHUNK;
+        self.bucket_last[b] = NO_CHUNK;
+        self.in_wheel -= self.current.len();
     }
 
     /// Makes `current` hold the earliest bucket; false if no event is left.
@@ -161,7 +225,7 @@ impl<P> Scheduler<P> {
                 let Some(next) = self.overflow.peek() else {
                     return false;
                 };
-                self.current_start = next.entry.time() >> BUCKET_SHIFT << BUCKET_SHIFT;
+                self.current_start = next.entry.time >> BUCKET_SHIFT << BUCKET_SHIFT;
             } else {
                 self.current_start += self.bucket_distance() << BUCKET_SHIFT;
             }
@@ -170,7 +234,7 @@ impl<P> Scheduler<P> {
             while self
                 .overflow
                 .peek()
-                .is_some_and(|e| e.entry.time() < self.current_start + HORIZON_PS)
+                .is_some_and(|e| e.entry.time < self.current_start + HORIZON_PS)
             {
                 let later = self.overflow.pop().expect("peeked entry");
                 self.push_bucket(later.entry);
@@ -178,12 +242,9 @@ impl<P> Scheduler<P> {
             let b = bucket_of(self.current_start);
             if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
                 self.occupied[b / 64] &= !(1 << (b % 64));
-                self.current.clear();
-                self.cursor = 0;
-                std::mem::swap(&mut self.current, &mut self.buckets[b]);
-                self.in_wheel -= self.current.len();
+                self.take_bucket(b);
                 // Stable: equal keys come from one source and keep its order.
-                self.current.sort_by_key(|e| e.key);
+                self.current.sort_by_key(Entry::key);
             }
         }
         true
@@ -223,7 +284,7 @@ impl<P> Scheduler<P> {
     /// Time of the earliest pending event.
     pub fn next_time(&mut self) -> Option<Time> {
         if self.refill() {
-            Some(self.current[self.cursor].time())
+            Some(self.current[self.cursor].time)
         } else {
             None
         }
@@ -231,12 +292,12 @@ impl<P> Scheduler<P> {
 
     /// Takes the next entry of the current bucket if it is for (time, target).
     #[inline]
-    fn take_if(&mut self, group: u128) -> Option<P>
+    fn take_if(&mut self, time: Time, target: EntityId) -> Option<P>
     where
         P: Copy,
     {
         let entry = self.current.get(self.cursor)?;
-        if entry.key >> 32 != group {
+        if entry.time != time || entry.target != target {
             return None;
         }
         self.cursor += 1;
@@ -251,10 +312,12 @@ impl<P> Scheduler<P> {
         if !self.refill() {
             return Step::Idle;
         }
-        let group = self.current[self.cursor].key >> 32;
-        let (time, target) = ((group >> 32) as Time, group as EntityId);
+        let (time, target) = (
+            self.current[self.cursor].time,
+            self.current[self.cursor].target,
+        );
         self.now = time;
-        while let Some(payload) = self.take_if(group) {
+        while let Some(payload) = self.take_if(time, target) {
             self.prefetch_ahead(model);
             self.events += 1;
             model.handle(time, target, payload, self);
@@ -266,7 +329,7 @@ impl<P> Scheduler<P> {
     #[inline]
     fn prefetch_ahead<M: Model<Payload = P>>(&self, model: &M) {
         if let Some(entry) = self.current.get(self.cursor + PREFETCH_AHEAD) {
-            model.prefetch(entry.target(), &entry.payload);
+            model.prefetch(entry.target, &entry.payload);
         }
     }
 }

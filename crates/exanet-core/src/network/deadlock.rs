@@ -34,13 +34,13 @@ impl Network {
                 continue; // ejection never waits for credits
             };
             let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
-            if vcs_in(input.vc_mask).any(|v| credits[v as usize] >= input.bytes) {
+            if vcs_in(u32::from(input.vc_mask)).any(|v| credits[v as usize] >= input.bytes) {
                 continue;
             }
             let down_base = (down as usize * self.ports + usize::from(down_port)) * self.vcs;
             waits.push((
                 node,
-                vcs_in(input.vc_mask)
+                vcs_in(u32::from(input.vc_mask))
                     .map(|v| down_base + v as usize)
                     .collect(),
             ));

@@ -147,8 +147,21 @@ pub(super) struct InputVc {
     /// Wire bytes of the head packet.
     pub bytes: u32,
     /// VCs the head packet may take on `out_port`.
-    pub vc_mask: u32,
+    pub vc_mask: u16,
     pub out_port: u16,
+}
+
+/// A NIC's state, in one cache line.
+#[derive(Debug, Clone)]
+pub(super) struct Nic {
+    /// Packets waiting to be injected (at most one message: sources are drawn lazily).
+    pub queue: Fifo,
+    /// When the injection link is free.
+    pub free_at: Time,
+    pub wake_at: Time,
+    /// When the next message is due (NEVER: no more messages).
+    pub next_gen: Time,
+    pub rng: EntityRng,
 }
 
 /// One router output port: when its link is free, its pending wake-up, its round-robin
@@ -297,15 +310,10 @@ pub struct Network {
     pub(super) outputs: Vec<OutputPort>,
     pub(super) requests: Vec<u64>,
     // NIC state, indexed by endpoint [* vcs + vc].
-    pub(super) nic_queues: Vec<Fifo>,
+    pub(super) nics: Vec<Nic>,
     pub(super) nic_credits: Vec<u32>,
-    pub(super) nic_free_at: Vec<Time>,
-    pub(super) nic_wake_at: Vec<Time>,
-    /// When each NIC's next message is due (NEVER: no more messages).
-    pub(super) nic_next_gen: Vec<Time>,
     /// NICs whose next message is due before the end of the measurement window.
     pub(super) nics_owing_window: u64,
-    pub(super) nic_rngs: Vec<EntityRng>,
     pub(super) endpoint_counters: Vec<EndpointCounters>,
     pub(super) packets: PacketArena,
     pub(super) messages: Vec<Message>,
@@ -353,8 +361,14 @@ impl Network {
                 credits.extend(std::iter::repeat_n(credit, vcs));
             }
         }
-        let nic_rngs = (0..endpoints)
-            .map(|e| entity_stream(config.seed, (routers + e) as u64))
+        let nics = (0..endpoints)
+            .map(|e| Nic {
+                queue: Fifo::default(),
+                free_at: 0,
+                wake_at: NEVER,
+                next_gen: NEVER,
+                rng: entity_stream(config.seed, (routers + e) as u64),
+            })
             .collect();
         let (window_start, window_end) = match config.run.duration_ps {
             Some(duration) => (0, duration),
@@ -393,13 +407,9 @@ impl Network {
                 routers * ports
             ],
             requests: vec![0; routers * ports * request_words],
-            nic_queues: vec![Fifo::default(); endpoints],
+            nics,
             nic_credits: vec![vc_buffer; endpoints * vcs],
-            nic_free_at: vec![0; endpoints],
-            nic_wake_at: vec![NEVER; endpoints],
-            nic_next_gen: vec![NEVER; endpoints],
             nics_owing_window: 0,
-            nic_rngs,
             endpoint_counters: vec![EndpointCounters::default(); endpoints],
             packets: PacketArena::default(),
             messages: Vec::new(),
@@ -595,8 +605,8 @@ impl Model for Network {
             }
             NetEvent::NicWake => {
                 let e = (target - self.num_routers()) as usize;
-                if self.nic_wake_at[e] == now {
-                    self.nic_wake_at[e] = NEVER;
+                if self.nics[e].wake_at == now {
+                    self.nics[e].wake_at = NEVER;
                 }
             }
             NetEvent::Deliver { packet } => self.deliver(now, target - self.num_routers(), packet),
@@ -608,17 +618,27 @@ impl Model for Network {
         match *event {
             NetEvent::Arrive { port, vc, packet } => {
                 self.packets.prefetch(packet);
-                let queue = (target as usize * self.ports + usize::from(port)) * self.vcs;
-                prefetch_line(&self.input_vcs[queue + usize::from(vc)]);
+                let router = target as usize * self.ports;
+                prefetch_line(
+                    &self.input_vcs[(router + usize::from(port)) * self.vcs + usize::from(vc)],
+                );
+                prefetch_line(&self.credits[router * self.vcs]);
+                prefetch_line(&self.requests[router * self.request_words]);
+                prefetch_line(&self.port_class[router]);
             }
-            NetEvent::Deliver { packet } => self.packets.prefetch(packet),
+            NetEvent::Deliver { packet } => {
+                self.packets.prefetch(packet);
+                prefetch_line(&self.nics[(target - self.num_routers()) as usize]);
+            }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
                 let index = target as usize * self.ports + usize::from(port);
                 prefetch_line(&self.outputs[index]);
                 prefetch_line(&self.credits[index * self.vcs]);
                 prefetch_line(&self.requests[index * self.request_words]);
             }
-            NetEvent::NicCredit { .. } | NetEvent::NicWake => {}
+            NetEvent::NicCredit { .. } | NetEvent::NicWake => {
+                prefetch_line(&self.nics[(target - self.num_routers()) as usize]);
+            }
         }
     }
 

@@ -13,14 +13,14 @@ use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
 use crate::engine::{Scheduler, Time};
 
 impl Network {
-    /// Draws endpoint `e`'s message due at its `nic_next_gen` and the time of the one after.
+    /// Draws endpoint `e`'s message due at its `next_gen` and the time of the one after.
     fn materialize(&mut self, now: Time, e: u32) {
         let ei = e as usize;
-        let due = self.nic_next_gen[ei];
+        let due = self.nics[ei].next_gen;
         let dst =
             self.traffic
                 .pattern
-                .destination(e, self.topology.as_ref(), &mut self.nic_rngs[ei]);
+                .destination(e, self.topology.as_ref(), &mut self.nics[ei].rng);
         self.send_message(due, now, e, dst);
         self.advance_generation(e, due);
     }
@@ -28,7 +28,7 @@ impl Network {
     /// Draws the gap after the message due at `due` and records when the next one is due.
     fn advance_generation(&mut self, e: u32, due: Time) {
         let ei = e as usize;
-        let next = due + self.traffic.next_gap(&mut self.nic_rngs[ei], false);
+        let next = due + self.traffic.next_gap(&mut self.nics[ei].rng, false);
         let next = if next < self.generation_end {
             next
         } else {
@@ -37,21 +37,21 @@ impl Network {
         if due < self.stats.window_end && next >= self.stats.window_end {
             self.nics_owing_window -= 1;
         }
-        self.nic_next_gen[ei] = next;
+        self.nics[ei].next_gen = next;
     }
 
     /// Sets the first message time of every NIC and wakes them for it.
     pub(super) fn start_sources(&mut self, sched: &mut Scheduler<NetEvent>) {
         for e in 0..self.topology.num_endpoints() {
             let ei = e as usize;
-            let first = self.traffic.next_gap(&mut self.nic_rngs[ei], true);
+            let first = self.traffic.next_gap(&mut self.nics[ei].rng, true);
             if first < self.generation_end {
-                self.nic_next_gen[ei] = first;
+                self.nics[ei].next_gen = first;
                 if first < self.stats.window_end {
                     self.nics_owing_window += 1;
                 }
                 let nic = self.nic_entity(e);
-                self.nic_wake_at[ei] = first;
+                self.nics[ei].wake_at = first;
                 sched.schedule(first, nic, nic, NetEvent::NicWake);
             }
         }
@@ -103,7 +103,7 @@ impl Network {
                 hops: 0,
                 measured,
             });
-            self.nic_queues[src as usize].push(id, &mut self.packets);
+            self.nics[src as usize].queue.push(id, &mut self.packets);
             self.stats.generated += 1;
             self.stats.flow_checksum = self.stats.flow_checksum.wrapping_add(flow_hash(src, dst));
             if measured {
@@ -120,27 +120,27 @@ impl Network {
     /// itself when there is something to do next.
     pub(super) fn try_inject(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
-        if self.nic_queues[ei].is_empty() && self.nic_next_gen[ei] <= now {
+        if self.nics[ei].queue.is_empty() && self.nics[ei].next_gen <= now {
             self.materialize(now, e);
         }
-        if !self.nic_queues[ei].is_empty() && self.nic_free_at[ei] <= now {
+        if !self.nics[ei].queue.is_empty() && self.nics[ei].free_at <= now {
             self.inject_head(now, e, sched);
         }
-        let wake = if !self.nic_queues[ei].is_empty() {
+        let wake = if !self.nics[ei].queue.is_empty() {
             // Link busy: wake when it frees. Link free but no credits: a NicCredit will come.
-            if self.nic_free_at[ei] > now {
-                self.nic_free_at[ei]
+            if self.nics[ei].free_at > now {
+                self.nics[ei].free_at
             } else {
                 NEVER
             }
-        } else if self.nic_next_gen[ei] == NEVER {
+        } else if self.nics[ei].next_gen == NEVER {
             NEVER
         } else {
-            self.nic_next_gen[ei].max(self.nic_free_at[ei])
+            self.nics[ei].next_gen.max(self.nics[ei].free_at)
         };
-        let pending = self.nic_wake_at[ei];
+        let pending = self.nics[ei].wake_at;
         if wake != NEVER && (pending == NEVER || pending < now || wake < pending) {
-            self.nic_wake_at[ei] = wake;
+            self.nics[ei].wake_at = wake;
             let nic = self.nic_entity(e);
             sched.schedule(wake, nic, nic, NetEvent::NicWake);
         }
@@ -149,7 +149,7 @@ impl Network {
     /// Sends the head packet of NIC `e` if its router's injection buffer has room on some VC.
     fn inject_head(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
-        let bytes = self.packets[self.nic_queues[ei].head].bytes;
+        let bytes = self.packets[self.nics[ei].queue.head].bytes;
         let credits = &mut self.nic_credits[ei * self.vcs..(ei + 1) * self.vcs];
         let Some(vc) = (0..self.vcs)
             .filter(|&v| credits[v] >= bytes)
@@ -158,10 +158,10 @@ impl Network {
             return;
         };
         credits[vc] -= bytes;
-        let id = self.nic_queues[ei].pop(&self.packets);
+        let id = self.nics[ei].queue.pop(&self.packets);
         let ser = self.nic_link.serialization_ps(bytes);
         let tail_out = now + ser;
-        self.nic_free_at[ei] = tail_out;
+        self.nics[ei].free_at = tail_out;
         let packet = &mut self.packets[id];
         packet.inject_ps = now;
         packet.tail_ps = tail_out + self.nic_link.latency_ps;
@@ -198,16 +198,16 @@ impl Network {
             .iter()
             .map(|&b| u64::from(b))
             .sum();
-        let mut waiting = Vec::with_capacity(self.nic_queues.len());
+        let mut waiting = Vec::with_capacity(self.nics.len());
         for e in 0..self.topology.num_endpoints() {
             let ei = e as usize;
-            let mut backlog = u64::from(self.nic_queues[ei].len(&self.packets));
-            while self.nic_next_gen[ei] < end {
-                let due = self.nic_next_gen[ei];
+            let mut backlog = u64::from(self.nics[ei].queue.len(&self.packets));
+            while self.nics[ei].next_gen < end {
+                let due = self.nics[ei].next_gen;
                 // Same draws as if the message were sent, so the stream stays the same.
                 self.traffic
                     .pattern
-                    .destination(e, self.topology.as_ref(), &mut self.nic_rngs[ei]);
+                    .destination(e, self.topology.as_ref(), &mut self.nics[ei].rng);
                 backlog += packets_per_message;
                 self.stats.generated += packets_per_message;
                 self.stats.in_flight.add_span(due, end, packets_per_message);

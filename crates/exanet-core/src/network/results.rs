@@ -1,6 +1,6 @@
 //! Turning the final state of a run into the summary and the per-endpoint and per-link tables.
 
-use super::model::{EndpointCounters, LinkCounters, Network, PortLink, NIC_CLASS, NO_LINK};
+use super::model::{EndpointCounters, Network, OutputPort, PortLink, NIC_CLASS, NO_LINK};
 use crate::engine::Time;
 use crate::stats::{ColumnData, Summary, Table, Value};
 use crate::topology::{Peer, Topology};
@@ -18,7 +18,7 @@ pub struct RunOutput {
     nic_link: PortLink,
     window_ps: Time,
     endpoint_counters: Vec<EndpointCounters>,
-    link_counters: Vec<LinkCounters>,
+    outputs: Vec<OutputPort>,
     source_queue_packets: Vec<u64>,
 }
 
@@ -220,7 +220,7 @@ impl Network {
             nic_link: nic,
             window_ps,
             endpoint_counters: self.endpoint_counters,
-            link_counters: self.outputs.iter().map(|o| o.counters).collect(),
+            outputs: self.outputs,
             source_queue_packets,
         }
     }
@@ -314,7 +314,7 @@ impl RunOutput {
             }
         };
         let w = self.window_ps as f64;
-        for (index, counters) in self.link_counters.iter().enumerate() {
+        for (index, counters) in self.outputs.iter().map(|o| &o.counters).enumerate() {
             let r = (index / self.ports) as u32;
             let p = (index % self.ports) as u16;
             let (k, cl, pr, pp, ep) = match topo.peer(r, p) {

@@ -104,7 +104,8 @@ impl Network {
         };
         let slot = &mut self.input_vcs[input];
         slot.out_port = chosen.port;
-        slot.vc_mask = chosen.vc_mask;
+        // At most 16 VCs (config): the mask fits.
+        slot.vc_mask = chosen.vc_mask as u16;
         slot.bytes = bytes;
         slot.earliest_ps = earliest;
         let request = usize::from(port) * self.vcs + usize::from(vc);
@@ -187,7 +188,7 @@ impl Network {
                     0
                 } else {
                     // The allowed VC with the most credits, if the whole packet fits.
-                    match vcs_in(slot.vc_mask)
+                    match vcs_in(u32::from(slot.vc_mask))
                         .filter(|&v| credits[v as usize] >= slot.bytes)
                         .max_by_key(|&v| (credits[v as usize], std::cmp::Reverse(v)))
                     {
