@@ -28,7 +28,7 @@ def _core_errors() -> Iterator[None]:
         raise ConfigError(key, value, expected) from None
     except _core.DeadlockError as exc:
         message, report = exc.args
-        raise DeadlockError(message, report, summary=report.get("summary")) from None
+        raise DeadlockError(message, report) from None
 
 
 def validate(config: ConfigSource) -> dict[str, Any]:
@@ -56,5 +56,5 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     with _core_errors():
         _core.validate(config_json)
         with ProgressDisplay(progress) as callback:
-            output = _core.run(config_json, callback)
-    return Result.from_core(config, output)
+            run = _core.run(config_json, callback)
+    return Result(config, run)

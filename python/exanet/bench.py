@@ -4,8 +4,7 @@
 
 Each scenario runs in a fresh child process, so that its peak RSS is its own; a child that only
 imports exanet gives the baseline subtracted before dividing by the number of endpoints. Children
-call the core directly, so the figures measure the simulator, not the conversion of its result
-tables to pandas.
+ask the core for the summary only, so the figures measure the simulator, not its result tables.
 """
 
 from __future__ import annotations
@@ -14,27 +13,41 @@ import json
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
-from exanet.cli import reporting_errors, stdout
+from exanet.cli import reporting_errors
 from exanet.config import load
 from exanet.display import format_si
 from exanet.progress import ProgressDisplay
 from exanet.units import format_time_ps, parse_time_ps
 
 BASELINE = "baseline"
+_RUN_TIME_KEYS = ("warmup", "measure", "duration")
+_CHILD_FIGURES = (  # summary statistics reported for each scenario
+    "endpoints",
+    "packet_hops",
+    "wall_s",
+    "packet_hops_per_s",
+    "events_per_s",
+)
 QUICK_TIME_DIVISOR = 10
 _MAXRSS_BYTES = 1 if sys.platform == "darwin" else 1024  # ru_maxrss unit
+
+stdout = Console()
+if not stdout.is_terminal:
+    stdout.width = 132  # a log or a file gets the whole table, not one squeezed to 80 columns
 
 
 @dataclass(frozen=True)
 class Scenario:
+    """One benchmark: a config (user-facing keys) and a one-line description."""
+
     name: str
     description: str
     config: dict[str, Any]
@@ -43,6 +56,8 @@ class Scenario:
 def _torus_scenario(
     name: str, dims: list[int], process: str, load: float, run: dict[str, str]
 ) -> Scenario:
+    """Uniform traffic of 256 B packets on a torus with 2 VCs and 25 GB/s links. The run stops at
+    the end of its window (no drain), so every scenario simulates a fixed span whatever its load."""
     shape = "x".join(map(str, dims))
     return Scenario(
         name=name,
@@ -52,7 +67,7 @@ def _torus_scenario(
             "router": {"vcs": 2},
             "links": {"bandwidth": "25GB/s"},
             "traffic": {"pattern": "uniform", "process": process, "load": load, "packet": "256B"},
-            "run": run,
+            "run": {"drain": "none", **run},
         },
     )
 
@@ -74,39 +89,34 @@ def scenario_config(scenario: Scenario, quick: bool) -> dict[str, Any]:
         return scenario.config
     run = {
         key: format_time_ps(parse_time_ps(value) // QUICK_TIME_DIVISOR)
+        if key in _RUN_TIME_KEYS
+        else value
         for key, value in scenario.config["run"].items()
     }
     return {**scenario.config, "run": run}
 
 
-def _run_child(name: str) -> dict[str, Any]:
-    """Simulate one scenario in this process; the measurements of the child."""
+def _run_child(name: str, quick: bool) -> dict[str, Any]:
+    """Simulate one scenario in this process (summary only, no tables); its figures."""
     from exanet import _core
 
     if name == BASELINE:
         return {}
-    scenario = SCENARIOS[name]
-    config_json = json.dumps(load(scenario.config).to_core())
-    endpoints = _core.validate(config_json)["endpoints"]
-    started = time.perf_counter()
+    config_json = json.dumps(load(scenario_config(SCENARIOS[name], quick)).to_core())
     with ProgressDisplay(None) as callback:
-        summary = _core.run(config_json, callback)["summary"]
-    wall_s = time.perf_counter() - started
-    return {
-        "endpoints": endpoints,
-        "packet_hops": summary["packet_hops"],
-        "events": summary["events"],
-        "wall_s": wall_s,
-    }
+        summary = _core.run(config_json, callback).summary()
+    return {key: summary[key] for key in _CHILD_FIGURES}
 
 
 def _spawn_child(name: str, quick: bool) -> tuple[dict[str, Any], int]:
     """Run one child process; its measurements and its peak RSS in bytes."""
-    command = [sys.executable, "-m", "exanet.bench", "--child", name, *(["--quick"] * quick)]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    output = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
+    command = [sys.executable, "-m", "exanet.bench", "--child", name]
+    if quick:
+        command.append("--quick")
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
+        output = child.stdout.read()
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise RuntimeError(f"benchmark {name} failed (exit code {child.returncode})")
     return json.loads(output.splitlines()[-1]), usage.ru_maxrss * _MAXRSS_BYTES
@@ -118,46 +128,37 @@ def run_benchmarks(names: list[str], quick: bool) -> list[dict[str, Any]]:
     rows = []
     for name in names:
         stdout.print(f"scenario {name}: {SCENARIOS[name].description}")
-        measured, peak_rss_bytes = _spawn_child(name, quick)
+        figures, peak_rss_bytes = _spawn_child(name, quick)
         rows.append(
             {
                 "scenario": name,
-                "endpoints": measured["endpoints"],
-                "packet_hops": measured["packet_hops"],
-                "wall_s": measured["wall_s"],
-                "packet_hops_per_s": measured["packet_hops"] / measured["wall_s"],
-                "events_per_s": measured["events"] / measured["wall_s"],
+                **figures,
                 "peak_rss_mib": peak_rss_bytes / 2**20,
-                "bytes_per_endpoint": (peak_rss_bytes - baseline_rss_bytes)
-                / measured["endpoints"],
+                "bytes_per_endpoint": (peak_rss_bytes - baseline_rss_bytes) / figures["endpoints"],
             }
         )
     return rows
 
 
+_COLUMN_FORMATS = {  # the columns of the benchmark table, in order
+    "scenario": str,
+    "endpoints": "{:,}".format,
+    "packet_hops": "{:,}".format,
+    "wall_s": "{:.2f}".format,
+    "packet_hops_per_s": format_si,
+    "events_per_s": format_si,
+    "peak_rss_mib": "{:,.1f}".format,
+    "bytes_per_endpoint": "{:,.0f}".format,
+}
+
+
 def _rows_table(rows: list[dict[str, Any]]) -> Table:
     table = Table(title="exanet benchmarks", header_style="bold")
-    for column in (
-        "scenario",
-        "endpoints",
-        "packet_hops",
-        "wall_s",
-        "packet_hops_per_s",
-        "events_per_s",
-        "peak_rss_mib",
-        "bytes_per_endpoint",
-    ):
+    for column in _COLUMN_FORMATS:
         table.add_column(column, justify="left" if column == "scenario" else "right")
     for row in rows:
         table.add_row(
-            row["scenario"],
-            f"{row['endpoints']:,}",
-            f"{row['packet_hops']:,}",
-            f"{row['wall_s']:.2f}",
-            format_si(row["packet_hops_per_s"]),
-            format_si(row["events_per_s"]),
-            f"{row['peak_rss_mib']:,.1f}",
-            f"{row['bytes_per_endpoint']:,.0f}",
+            *(format_value(row[column]) for column, format_value in _COLUMN_FORMATS.items())
         )
     return table
 
@@ -171,8 +172,7 @@ def bench(
     only: Annotated[
         str | None,
         typer.Option(
-            help=f"Comma-separated scenarios to run, out of {', '.join(SCENARIOS)} "
-            "(default: all).",
+            help=f"Comma-separated scenarios to run, out of {', '.join(SCENARIOS)} (default: all).",
             show_default=False,
         ),
     ] = None,
@@ -188,7 +188,7 @@ def bench(
     """Measure simulator speed and memory on torus scenarios: (a) 8x8, (b) 32x32, (c) 64x64x64,
     (d) 32x32x32x32 (1,048,576 endpoints)."""
     if child is not None:
-        print(json.dumps(_run_child(child)))
+        print(json.dumps(_run_child(child, quick)))
         return
     names = list(SCENARIOS) if only is None else [name.strip() for name in only.split(",")]
     unknown = [name for name in names if name not in SCENARIOS]

@@ -13,9 +13,11 @@ from rich.table import Table
 
 import exanet
 from exanet import api
-from exanet.config import load
-from exanet.display import format_statistic, summary_table
+from exanet.config import Config, load
+from exanet.display import format_number, headline_table
 from exanet.errors import DeadlockError, ExanetError
+from exanet.result import Result
+from exanet.units import format_bandwidth_bytes_per_s, format_size_bytes, format_time_ps
 
 EXIT_UNEXPECTED = 1
 EXIT_INVALID = 2
@@ -30,12 +32,12 @@ DEMO_CONFIG: dict[str, Any] = {
     "run": {"warmup": "2us", "measure": "10us"},
 }
 DEMO_LOADS = (0.1, 0.3, 0.5, 0.7, 0.9)
-DEMO_STATISTICS = (
-    "offered_load",
-    "accepted_load",
-    "latency_ns_mean",
-    "latency_ns_p99",
-    "hops_mean",
+DEMO_COLUMNS = (  # (header, summary statistic, format)
+    ("offered load", "offered_load", ".3f"),
+    ("accepted load", "accepted_load", ".3f"),
+    ("latency mean (ns)", "latency_ns_mean", ",.1f"),
+    ("latency p99 (ns)", "latency_ns_p99", ",.1f"),
+    ("mean hops", "hops_mean", ".2f"),
 )
 
 stdout = Console()
@@ -58,30 +60,26 @@ def reporting_errors(command: Callable[P, None]) -> Callable[P, None]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
         try:
             command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
         except DeadlockError as exc:
-            stderr.print(
-                exc.format_report(), style="red", markup=False, highlight=False, soft_wrap=True
-            )
+            _print_error(exc.format_report())
             raise typer.Exit(EXIT_DEADLOCK) from None
         except ExanetError as exc:
-            stderr.print(
-                f"error: {exc}", style="red", markup=False, highlight=False, soft_wrap=True
-            )
+            _print_error(f"error: {exc}")
             raise typer.Exit(EXIT_INVALID) from None
         except KeyboardInterrupt:
-            stderr.print("interrupted", style="yellow")
+            _print_error("interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:
-            stderr.print(
-                f"internal error: {type(exc).__name__}: {exc}",
-                style="red",
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
+            _print_error(f"internal error: {type(exc).__name__}: {exc}")
             raise typer.Exit(EXIT_UNEXPECTED) from None
 
     return wrapper
+
+
+def _print_error(text: str) -> None:
+    stderr.print(text, style="red", markup=False, highlight=False, soft_wrap=True)
 
 
 ConfigArgument = Annotated[
@@ -143,9 +141,21 @@ def run(
     """Simulate CONFIG, write its results and print a summary."""
     result = api.simulate(load(config, overrides or ()), progress=False if quiet else None)
     outdir = result.write(output or Path("exanet-out") / config.stem)
-    if not quiet:
-        stdout.print(summary_table(result.summary, title=f"exanet run {config.name}"))
-        stdout.print(f"results written to {outdir}")
+    if quiet:
+        return
+    stdout.print(headline_table(result.summary, title=f"exanet run {config.name}"))
+    if _undrained(result):
+        stderr.print(
+            "warning: the network did not drain within run.drain_limit; packets still in "
+            "flight are missing from the latency statistics",
+            style="yellow",
+        )
+    stdout.print(f"all {len(result.summary)} statistics and the tables are in {outdir}")
+
+
+def _undrained(result: Result) -> bool:
+    run = result.config.run
+    return run.duration is None and run.drain != "none" and not result.summary["drained"]
 
 
 @app.command()
@@ -156,14 +166,11 @@ def demo() -> None:
     The system: an 8x8 torus with 2 VCs, dimension-order routing, uniform Bernoulli traffic and
     256 B packets. Takes a few seconds.
     """
-    stdout.print(
-        "8x8 torus, 2 VCs, dimension-order routing, uniform Bernoulli traffic, 256 B packets, "
-        "25 GB/s links; 2 us warm-up, 10 us measured"
-    )
+    stdout.print(_describe(load(DEMO_CONFIG)))
     table = Table(title="exanet demo: load sweep", header_style="bold")
     table.add_column("load", justify="right")
-    for name in DEMO_STATISTICS:
-        table.add_column(name, justify="right")
+    for header, _, _ in DEMO_COLUMNS:
+        table.add_column(header, justify="right")
     with stdout.status("simulating") as status:
         for load_fraction in DEMO_LOADS:
             status.update(f"simulating load {load_fraction}")
@@ -171,13 +178,20 @@ def demo() -> None:
             summary = api.simulate(config, progress=False).summary
             table.add_row(
                 f"{load_fraction}",
-                *(_statistic_cell(summary, name) for name in DEMO_STATISTICS),
+                *(format(summary[name], spec) for _, name, spec in DEMO_COLUMNS),
             )
     stdout.print(table)
 
 
-def _statistic_cell(summary: dict[str, Any], name: str) -> str:
-    return format_statistic(name, summary[name]) if name in summary else "-"
+def _describe(config: Config) -> str:
+    topology, traffic, run = config.topology, config.traffic, config.run
+    return (
+        f"{'x'.join(map(str, topology.dims))} {topology.kind}, {config.router.vcs} VCs, "
+        f"{config.routing.kind} routing, {traffic.pattern} {traffic.process} traffic, "
+        f"{format_size_bytes(traffic.packet)} packets, "
+        f"{format_bandwidth_bytes_per_s(config.links.bandwidth)} links; "
+        f"{format_time_ps(run.warmup)} warm-up, {format_time_ps(run.measure)} measured"
+    )
 
 
 @app.command("validate")
@@ -189,7 +203,7 @@ def validate_config(config: ConfigArgument, overrides: OverridesOption = None) -
     table.add_column("property")
     table.add_column("value", justify="right")
     for name, value in structure.items():
-        table.add_row(name, format_statistic(name, value))
+        table.add_row(name, format_number(value))
     stdout.print(table)
 
 

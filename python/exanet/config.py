@@ -41,7 +41,7 @@ from exanet.units import (
 
 TimePs = Annotated[int, BeforeValidator(parse_time_ps), PlainSerializer(format_time_ps)]
 PositiveTimePs = Annotated[TimePs, Field(gt=0)]
-BandwidthBytesPerS = Annotated[
+BandwidthBytesPerS = Annotated[  # a bandwidth is never zero
     int,
     BeforeValidator(parse_bandwidth_bytes_per_s),
     PlainSerializer(format_bandwidth_bytes_per_s),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from rich.table import Table
@@ -18,34 +18,53 @@ def format_si(value: float, unit: str = "") -> str:
     return f"{value:.4g} {unit}".rstrip()
 
 
-def format_statistic(name: str, value: Any) -> str:
-    """A summary value for display; rates (names ending in "_per_s") get an SI prefix."""
-    if isinstance(value, bool) or value is None:
+def format_number(value: Any) -> str:
+    """A value for a table cell: thousands separators, 4 significant digits below 1000."""
+    if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        if name.endswith("_per_s"):
-            return format_si(value, "/s")
         return f"{value:,.1f}" if abs(value) >= 1000 else f"{value:.4g}"
     if isinstance(value, (list, tuple)):
-        return ", ".join(format_statistic(name, item) for item in value)
+        return ", ".join(format_number(item) for item in value)
     return str(value)
 
 
-def _flatten(summary: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
-    for name, value in summary.items():
-        if isinstance(value, Mapping):
-            yield from _flatten(value, f"{prefix}{name}.")
-        else:
-            yield f"{prefix}{name}", value
-
-
-def summary_table(summary: Mapping[str, Any], title: str | None = None) -> Table:
-    """A two-column table of every summary statistic, named as in summary.json (units in names)."""
-    table = Table(title=title, show_header=True, header_style="bold")
-    table.add_column("statistic")
-    table.add_column("value", justify="right")
-    for name, value in _flatten(summary):
-        table.add_row(name, format_statistic(name, value))
+def headline_table(summary: Mapping[str, Any], title: str | None = None) -> Table:
+    """The key figures of a run summary; summary.json holds every statistic."""
+    s = summary
+    rows = (
+        ("endpoints", f"{s['endpoints']:,}"),
+        (
+            "simulated",
+            f"{s['sim_time_ns']:,.0f} ns ({s['mode']}, {s['window_ns']:,.0f} ns measured)",
+        ),
+        (
+            "latency mean / p50 / p99",
+            f"{s['latency_ns_mean']:,.1f} / {s['latency_ns_p50']:,.1f} / "
+            f"{s['latency_ns_p99']:,.1f} ns",
+        ),
+        ("offered load", f"{s['offered_load']:.3f} ({s['offered_gbytes_per_s']:.2f} GB/s each)"),
+        (
+            "accepted load",
+            f"{s['accepted_load']:.3f} ({s['accepted_gbytes_per_s']:.2f} GB/s each)",
+        ),
+        ("hops mean", f"{s['hops_mean']:.2f}"),
+        ("link utilisation mean / max", f"{s['link_util_mean']:.1%} / {s['link_util_max']:.1%}"),
+        (
+            "Little's law",
+            f"{s['in_flight_packets_mean']:,.1f} packets in flight vs "
+            f"{s['littles_law_packets']:,.1f} = throughput x latency "
+            f"({s['littles_law_error']:.1%} apart)",
+        ),
+        ("events", f"{s['events']:,} ({format_si(s['events_per_s'], '/s')})"),
+        ("packet-hops", f"{s['packet_hops']:,} ({format_si(s['packet_hops_per_s'], '/s')})"),
+        ("wall time", f"{s['wall_s']:.2f} s"),
+    )
+    table = Table(title=title, show_header=False)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    for label, value in rows:
+        table.add_row(label, value)
     return table

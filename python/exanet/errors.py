@@ -46,9 +46,8 @@ class DeadlockError(ExanetError):
         """A readable multi-line description of the deadlock: the cycle, then the stuck channels."""
         report = self.report
         lines = [
-            f"deadlock: {self}",
-            f"  at {report['time_ns']:,.3f} ns with {report['packets_in_network']:,} packets "
-            "in the network",
+            f"deadlock at {report['time_ns']:,.3f} ns: no progress with "
+            f"{report['packets_in_network']:,} packets in the network"
         ]
         cycle = report["cycle"]
         if cycle:
@@ -67,7 +66,6 @@ class DeadlockError(ExanetError):
 
 def _format_channel(channel: dict[str, Any]) -> str:
     return (
-        f"{channel['name']}: router {channel['router']} port {channel['port']} "
-        f"({channel['port_name']}) vc {channel['vc']} -> router {channel['peer_router']}, "
-        f"{channel['queued_packets']} packets queued, {channel['credits_bytes']} B of credits"
+        f"{channel['name']}: {channel['queued_packets']} packets queued, "
+        f"{channel['credits_bytes']} B of credit"
     )

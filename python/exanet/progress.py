@@ -19,8 +19,7 @@ class ProgressDisplay:
     """Callback for `_core.run` that draws simulated time, phase, events/s and ETA on stderr.
 
     `mode` True shows progress from the first update, False never, and None (automatic) once the
-    run has lasted SHOW_AFTER_S when stderr is a terminal. Pass the callback even when nothing is
-    shown: it is what lets Ctrl-C interrupt a run. Use as a context manager.
+    run has lasted SHOW_AFTER_S when stderr is a terminal. Use as a context manager.
     """
 
     def __init__(self, mode: bool | None, console: Console | None = None) -> None:
@@ -73,11 +72,15 @@ class ProgressDisplay:
 
 
 def _fields(update: dict[str, Any], events_per_s: float) -> dict[str, str]:
-    sim_ps, target_ps = update["sim_time_ps"], update["target_time_ps"]
+    sim_us, target_us = update["sim_time_ps"] / 1e6, update["target_time_ps"] / 1e6
+    if update["phase"] == "drain":
+        simulated = f"{sim_us:,.2f} us simulated, window ended at {target_us:,.2f} us"
+    else:
+        simulated = f"{sim_us:,.2f} / {target_us:,.2f} us simulated"
     return {
         "phase": update["phase"],
-        "simulated": f"{sim_ps / 1e6:,.2f} / {target_ps / 1e6:,.2f} us simulated",
-        "event_rate": format_si(events_per_s, "events/s"),
+        "simulated": simulated,
+        "event_rate": f"{format_si(events_per_s)} events/s",
         "eta": _eta(update),
     }
 

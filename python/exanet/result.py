@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import json
+import math
 import os
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from exanet.config import Config
+
+
+class CoreRunResult(Protocol):
+    """What `exanet._core.run` returns: the summary, and column tables built on request."""
+
+    def summary(self) -> dict[str, Any]: ...
+
+    def table(self, name: str) -> dict[str, Any]: ...
 
 
 def table_to_dataframe(table: dict[str, Any]) -> pd.DataFrame:
@@ -27,36 +37,31 @@ def table_to_dataframe(table: dict[str, Any]) -> pd.DataFrame:
 
 
 class Result:
-    """Summary statistics (`summary`), per-endpoint (`endpoints`) and per-link (`links`) tables
-    of one simulation of `config`."""
+    """One simulation of `config`: `summary` (a flat dict whose keys carry their units) and the
+    `endpoints` and `links` DataFrames, built on first access."""
 
-    def __init__(
-        self,
-        config: Config,
-        summary: dict[str, Any],
-        endpoints: pd.DataFrame,
-        links: pd.DataFrame,
-    ) -> None:
+    def __init__(self, config: Config, run: CoreRunResult) -> None:
         self.config = config
-        self.summary = summary
-        self.endpoints = endpoints
-        self.links = links
+        self.summary = run.summary()
+        self._run = run
 
-    @classmethod
-    def from_core(cls, config: Config, output: dict[str, Any]) -> Result:
-        """Build from the dict `exanet._core.run` returns."""
-        return cls(
-            config=config,
-            summary=output["summary"],
-            endpoints=table_to_dataframe(output["endpoints"]),
-            links=table_to_dataframe(output["links"]),
-        )
+    @cached_property
+    def endpoints(self) -> pd.DataFrame:
+        """One row per endpoint: traffic counters, loads and latencies."""
+        return table_to_dataframe(self._run.table("endpoints"))
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        """One row per link (network, injection and ejection): bytes, packets, utilisation."""
+        return table_to_dataframe(self._run.table("links"))
 
     def write(self, outdir: str | os.PathLike[str]) -> Path:
-        """Write summary.json, config.json (core units), endpoints.parquet and links.parquet."""
+        """Write summary.json (NaN written as null), config.json (core units), endpoints.parquet
+        and links.parquet."""
         outdir = Path(outdir)
         outdir.mkdir(parents=True, exist_ok=True)
-        (outdir / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        summary = {key: _finite_or_none(value) for key, value in self.summary.items()}
+        (outdir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         (outdir / "config.json").write_text(json.dumps(self.config.to_core(), indent=2) + "\n")
         self.endpoints.to_parquet(outdir / "endpoints.parquet", engine="pyarrow", index=False)
         self.links.to_parquet(outdir / "links.parquet", engine="pyarrow", index=False)
@@ -67,6 +72,9 @@ class Result:
         dims = "x".join(map(str, topology.dims))
         return (
             f"<Result {topology.kind} {dims}, load {self.config.traffic.load}: "
-            f"{len(self.endpoints)} endpoints, {len(self.links)} links, "
             f"{len(self.summary)} summary statistics>"
         )
+
+
+def _finite_or_none(value: Any) -> Any:
+    return None if isinstance(value, float) and not math.isfinite(value) else value

@@ -209,7 +209,7 @@ impl<P> Scheduler<P> {
         let mut chunk = self.bucket_first[b];
         while chunk != NO_CHUNK {
             let piece = &mut self.chunks[chunk as usize];
-            self.current.extend(piece.entries.drain(..));
+            self.current.append(&mut piece.entries);
             self.free_chunks.push(chunk);
             chunk = piece.next;
         }
