@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from exanet import _core
 from exanet.config import Config, load
 from exanet.errors import ConfigError, DeadlockError
 from exanet.progress import ProgressDisplay
@@ -19,8 +20,6 @@ ConfigSource = Config | Mapping[str, Any] | str | os.PathLike[str]
 @contextmanager
 def _core_errors() -> Iterator[None]:
     """Re-raise the core's exceptions as exanet's."""
-    from exanet import _core
-
     try:
         yield
     except _core.ConfigError as exc:
@@ -35,8 +34,6 @@ def validate(config: ConfigSource) -> dict[str, Any]:
     """Check a config against its topology without simulating; returns the structural summary
     (routers, endpoints, network_links, ports_per_router, link_classes, diameter_hops,
     average_distance_hops). Raises ConfigError."""
-    from exanet import _core
-
     config_json = json.dumps(load(config).to_core())
     with _core_errors():
         return _core.validate(config_json)
@@ -49,8 +46,6 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     when stderr is a terminal and the run lasts more than a couple of seconds.
     Raises ConfigError for an invalid config and DeadlockError when the network deadlocks.
     """
-    from exanet import _core
-
     config = load(config)
     config_json = json.dumps(config.to_core())
     with _core_errors():

@@ -21,10 +21,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from exanet.api import simulate
 from exanet.cli import reporting_errors
-from exanet.config import load
 from exanet.display import format_si
-from exanet.progress import ProgressDisplay
 from exanet.units import format_time_ps, parse_time_ps
 
 BASELINE = "baseline"
@@ -98,13 +97,9 @@ def scenario_config(scenario: Scenario, quick: bool) -> dict[str, Any]:
 
 def _run_child(name: str, quick: bool) -> dict[str, Any]:
     """Simulate one scenario in this process (summary only, no tables); its figures."""
-    from exanet import _core
-
     if name == BASELINE:
         return {}
-    config_json = json.dumps(load(scenario_config(SCENARIOS[name], quick)).to_core())
-    with ProgressDisplay(None) as callback:
-        summary = _core.run(config_json, callback).summary()
+    summary = simulate(scenario_config(SCENARIOS[name], quick)).summary
     return {key: summary[key] for key in _CHILD_FIGURES}
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import copy
 import os
 import re
+import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Annotated, Any, ClassVar, Literal
 
-import tomllib
 from pydantic import (
     BaseModel,
     BeforeValidator,

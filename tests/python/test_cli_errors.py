@@ -1,0 +1,178 @@
+"""The command line's behaviour on errors, without running the simulator core."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from samples import REPORT, SUMMARY, SampleRun
+from typer.testing import CliRunner
+
+from exanet import api, cli
+from exanet.errors import DeadlockError
+from exanet.result import Result
+
+runner = CliRunner()
+
+CONFIG_TOML = '[topology]\nkind = "torus"\ndims = [2, 2]\n[traffic]\nload = 0.5\n'
+
+
+@pytest.fixture
+def config_path(tmp_path):
+    path = tmp_path / "small.toml"
+    path.write_text(CONFIG_TOML)
+    return path
+
+
+def fake_simulate(config, *, progress=None):
+    return Result(config, SampleRun())
+
+
+def test_help_lists_commands():
+    result = runner.invoke(cli.app, ["--help"])
+    assert result.exit_code == 0
+    for command in ("run", "demo", "validate"):
+        assert command in result.output
+
+
+def test_missing_config_file_exits_2_without_traceback(tmp_path):
+    missing = tmp_path / "absent.toml"
+    result = runner.invoke(cli.app, ["run", str(missing)])
+    assert result.exit_code == 2
+    assert "config key 'config'" in result.stderr
+    assert str(missing) in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_toml_syntax_error_exits_2(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text("[topology\n")
+    result = runner.invoke(cli.app, ["validate", str(path)])
+    assert result.exit_code == 2
+    assert "valid TOML" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("traffic.lod=0.3", "config key 'traffic.lod'"),
+        ("traffic.load", "KEY=VALUE"),
+        ("traffic.load=2", "config key 'traffic.load' = 2"),
+        ("router.latency=fast", "config key 'router.latency' = \"fast\""),
+    ],
+)
+def test_bad_set_exits_2(config_path, override, message):
+    result = runner.invoke(cli.app, ["run", str(config_path), "--set", override])
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_deadlock_prints_report_and_exits_3(config_path, monkeypatch):
+    def deadlocking_simulate(config, *, progress=None):
+        raise DeadlockError("no progress for 5000 ns", REPORT)
+
+    monkeypatch.setattr(api, "simulate", deadlocking_simulate)
+    result = runner.invoke(cli.app, ["run", str(config_path)])
+    assert result.exit_code == 3
+    assert "r1.dim0+.vc0" in result.stderr
+    assert "wait-for cycle" in result.stderr
+
+
+def test_interrupt_exits_130(config_path, monkeypatch):
+    def interrupted_simulate(config, *, progress=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "simulate", interrupted_simulate)
+    result = runner.invoke(cli.app, ["run", str(config_path)])
+    assert result.exit_code == 130
+    assert "interrupted" in result.stderr
+
+
+def test_unexpected_error_exits_1_without_traceback(config_path, monkeypatch):
+    def broken_simulate(config, *, progress=None):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(api, "simulate", broken_simulate)
+    result = runner.invoke(cli.app, ["run", str(config_path)])
+    assert result.exit_code == 1
+    assert "RuntimeError: boom" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_run_writes_outputs_and_prints_summary(config_path, tmp_path, monkeypatch):
+    calls = []
+
+    def recording_simulate(config, *, progress=None):
+        calls.append((config, progress))
+        return fake_simulate(config)
+
+    monkeypatch.setattr(api, "simulate", recording_simulate)
+    outdir = tmp_path / "out"
+    result = runner.invoke(
+        cli.app, ["run", str(config_path), "-o", str(outdir), "--set", "traffic.load=0.25"]
+    )
+    assert result.exit_code == 0, result.output
+    ((config, progress),) = calls
+    assert config.traffic.load == 0.25
+    assert progress is None
+    for name in ("summary.json", "config.json", "endpoints.parquet", "links.parquet"):
+        assert (outdir / name).is_file()
+    assert "123.5 / 110.0 / 321.0 ns" in result.stdout
+    assert "12.35 M/s" in result.stdout
+
+
+def test_run_defaults_output_to_exanet_out_and_quiet_prints_nothing(
+    config_path, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(api, "simulate", fake_simulate)
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(cli.app, ["run", str(config_path), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "exanet-out" / "small" / "summary.json").is_file()
+    assert result.stdout == ""
+
+
+def test_demo_sweeps_loads(monkeypatch):
+    loads = []
+
+    def recording_simulate(config, *, progress=None):
+        loads.append(config.traffic.load)
+        return fake_simulate(config)
+
+    monkeypatch.setattr(api, "simulate", recording_simulate)
+    result = runner.invoke(cli.app, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert loads == list(cli.DEMO_LOADS)
+    assert "latency mean" in result.stdout
+    assert result.stdout.count("123.5") == len(cli.DEMO_LOADS)
+    assert result.stdout.count("0.490") == len(cli.DEMO_LOADS)
+
+
+def test_python_dash_m_exanet_reports_missing_file(tmp_path):
+    source_tree = str(Path(cli.__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([source_tree, os.environ.get("PYTHONPATH", "")]),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "exanet", "run", str(tmp_path / "absent.toml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert completed.returncode == 2
+    assert "config key 'config'" in completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
+def test_run_warns_when_the_network_did_not_drain(config_path, tmp_path, monkeypatch):
+    def undrained_simulate(config, *, progress=None):
+        return Result(config, SampleRun({**SUMMARY, "drained": False}))
+
+    monkeypatch.setattr(api, "simulate", undrained_simulate)
+    result = runner.invoke(cli.app, ["run", str(config_path), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert "did not drain" in result.stderr

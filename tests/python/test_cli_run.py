@@ -1,0 +1,73 @@
+"""The `exanet` command end to end, in a subprocess, with the real simulator."""
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+CONFIG = """
+seed = 3
+[topology]
+kind = "torus"
+dims = [4, 4]
+[router]
+vcs = 2
+[traffic]
+pattern = "uniform"
+load = 0.2
+packet = "256B"
+[run]
+warmup = "1us"
+measure = "5us"
+"""
+
+
+def exanet(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "exanet", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_run_writes_summary_and_parquet_tables(tmp_path):
+    (tmp_path / "small.toml").write_text(CONFIG)
+    done = exanet("run", "small.toml", "-o", "out", "--set", "traffic.load=0.25", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    core = json.loads((tmp_path / "out" / "config.json").read_text())
+    assert core["traffic"]["load"] == 0.25
+    assert summary["endpoints"] == 16
+    assert abs(summary["offered_load"] - 0.25) < 0.05
+    endpoints = pd.read_parquet(tmp_path / "out" / "endpoints.parquet")
+    links = pd.read_parquet(tmp_path / "out" / "links.parquet")
+    assert len(endpoints) == 16
+    # 16 routers x 4 network links + 16 injection + 16 ejection links.
+    assert len(links) == 96
+    assert endpoints["accepted_load"].mean() == pytest.approx(summary["accepted_load"])
+    assert "latency" in done.stdout
+
+
+def test_unsafe_torus_deadlock_exits_3_and_names_the_cycle(tmp_path):
+    unsafe = (
+        CONFIG.replace("vcs = 2", "vcs = 1")
+        .replace("dims = [4, 4]", "dims = [8, 8]")
+        .replace("load = 0.2", "load = 1.0")
+        .replace('warmup = "1us"', 'duration = "1ms"')
+        .replace('measure = "5us"', 'deadlock_timeout = "5us"')
+    )
+    (tmp_path / "unsafe.toml").write_text(unsafe + '[routing]\nkind = "dor"\nallow_unsafe = true\n')
+    done = exanet("run", "unsafe.toml", "-q", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    assert "deadlock" in done.stderr
+    assert "vc 0" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_one_vc_torus_without_opt_in_exits_2_with_the_reason(tmp_path):
+    (tmp_path / "bad.toml").write_text(CONFIG.replace("vcs = 2", "vcs = 1"))
+    done = exanet("run", "bad.toml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "router.vcs" in done.stderr
+    assert "dateline" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,35 @@
+import io
+
+from rich.console import Console
+from samples import SUMMARY
+
+from exanet.display import format_number, format_si, headline_table
+
+
+def test_format_si():
+    assert format_si(12_345_678) == "12.35 M"
+    assert format_si(2.5e9, "B/s") == "2.50 GB/s"
+    assert format_si(999.0) == "999"
+
+
+def test_format_number():
+    assert format_number(1_234_567) == "1,234,567"
+    assert format_number(1234.56) == "1,234.6"
+    assert format_number(0.123456) == "0.1235"
+    assert format_number(False) == "false"
+    assert format_number(["dim0", "dim1"]) == "dim0, dim1"
+    assert format_number([3, 4]) == "3, 4"
+
+
+def test_headline_table_shows_the_key_figures():
+    output = io.StringIO()
+    Console(file=output, width=120).print(headline_table(SUMMARY, title="t"))
+    text = output.getvalue()
+    assert "123.5 / 110.0 / 321.0 ns" in text
+    assert "0.500 (12.50 GB/s each)" in text
+    assert "0.490 (12.25 GB/s each)" in text
+    assert "25.0% / 50.0%" in text
+    assert "(1.0% apart)" in text
+    assert "99,000 (12.35 M/s)" in text
+    assert "5,000 (2.50 M/s)" in text
+    assert "0.00 s" in text
