@@ -63,6 +63,12 @@ pub struct Table {
 
 impl Table {
     pub fn push(&mut self, name: &'static str, data: ColumnData) {
+        debug_assert!(
+            self.columns
+                .first()
+                .is_none_or(|c| c.data.len() == data.len()),
+            "column {name} has another length than the table"
+        );
         self.columns.push(Column {
             name,
             data,
@@ -71,11 +77,10 @@ impl Table {
     }
 
     pub fn push_categorical(&mut self, name: &'static str, codes: Vec<u32>, labels: Vec<String>) {
-        self.columns.push(Column {
-            name,
-            data: ColumnData::U32(codes),
-            categories: Some(labels),
-        });
+        self.push(name, ColumnData::U32(codes));
+        if let Some(column) = self.columns.last_mut() {
+            column.categories = Some(labels);
+        }
     }
 
     pub fn column(&self, name: &str) -> Option<&ColumnData> {
