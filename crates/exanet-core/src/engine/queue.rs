@@ -30,16 +30,20 @@ const PREFETCH_AHEAD: usize = 6;
 /// One scheduled event (24 bytes with an 8-byte payload).
 struct Entry<P> {
     time: Time,
-    target: EntityId,
-    source: EntityId,
+    /// target << 32 | source: with `time`, the ordering key.
+    target_source: u64,
     payload: P,
 }
 
 impl<P> Entry<P> {
-    /// The ordering key packed as time << 64 | target << 32 | source.
     #[inline]
-    fn key(&self) -> u128 {
-        u128::from(self.time) << 64 | u128::from(self.target) << 32 | u128::from(self.source)
+    fn key(&self) -> (Time, u64) {
+        (self.time, self.target_source)
+    }
+
+    #[inline]
+    fn target(&self) -> EntityId {
+        (self.target_source >> 32) as EntityId
     }
 }
 
@@ -56,7 +60,7 @@ struct Later<P> {
 }
 
 impl<P> Later<P> {
-    fn rank(&self) -> Reverse<(u128, u64)> {
+    fn rank(&self) -> Reverse<((Time, u64), u64)> {
         Reverse((self.entry.key(), self.order))
     }
 }
@@ -144,8 +148,7 @@ impl<P> Scheduler<P> {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let entry = Entry {
             time,
-            target,
-            source,
+            target_source: u64::from(target) << 32 | u64::from(source),
             payload,
         };
         let offset = time - self.current_start;
@@ -297,7 +300,7 @@ impl<P> Scheduler<P> {
         P: Copy,
     {
         let entry = self.current.get(self.cursor)?;
-        if entry.time != time || entry.target != target {
+        if entry.time != time || entry.target() != target {
             return None;
         }
         self.cursor += 1;
@@ -314,7 +317,7 @@ impl<P> Scheduler<P> {
         }
         let (time, target) = (
             self.current[self.cursor].time,
-            self.current[self.cursor].target,
+            self.current[self.cursor].target(),
         );
         self.now = time;
         while let Some(payload) = self.take_if(time, target) {
@@ -329,7 +332,7 @@ impl<P> Scheduler<P> {
     #[inline]
     fn prefetch_ahead<M: Model<Payload = P>>(&self, model: &M) {
         if let Some(entry) = self.current.get(self.cursor + PREFETCH_AHEAD) {
-            model.prefetch(entry.target, &entry.payload);
+            model.prefetch(entry.target(), &entry.payload);
         }
     }
 }

@@ -171,8 +171,8 @@ pub(super) struct OutputPort {
     pub free_at: Time,
     pub wake_at: Time,
     pub counters: LinkCounters,
-    /// Input (port x VC) index the next round-robin search starts from.
-    pub rr: u16,
+    /// Request bit the next round-robin search starts from.
+    pub rr: u32,
 }
 
 /// A multi-packet message being reassembled: packets still to arrive.
@@ -293,9 +293,13 @@ pub struct Network {
     pub(super) topology: Box<dyn Topology>,
     pub(super) routing: Box<dyn RoutingFunction>,
     pub(super) traffic: Synthetic,
+    /// Routers: entity ids below this are routers, the NICs follow.
+    pub(super) routers: u32,
     pub(super) ports: usize,
     pub(super) vcs: usize,
-    /// u64 words of one output's request bit set (one bit per input port x VC).
+    /// An output's request bit set has one bit per input (port, VC) at port << vc_bits | vc, so
+    /// that arbitration splits a bit index with a shift; `request_words` u64 words hold it.
+    pub(super) vc_bits: u32,
     pub(super) request_words: usize,
     pub(super) router_latency_ps: Time,
     pub(super) arbitration: Arbitration,
@@ -345,7 +349,8 @@ impl Network {
         let routers = topology.num_routers() as usize;
         let endpoints = topology.num_endpoints() as usize;
         let ports = usize::from(topology.ports_per_router());
-        let request_words = (ports * vcs).div_ceil(64);
+        let vc_bits = vcs.next_power_of_two().trailing_zeros();
+        let request_words = (ports << vc_bits).div_ceil(64);
         let mut port_class = Vec::with_capacity(routers * ports);
         let mut credits = Vec::with_capacity(routers * ports * vcs);
         let vc_buffer = config.router.vc_buffer_bytes as u32;
@@ -386,8 +391,10 @@ impl Network {
             config: config.clone(),
             routing,
             traffic,
+            routers: routers as u32,
             ports,
             vcs,
+            vc_bits,
             request_words,
             router_latency_ps: config.router.latency_ps,
             arbitration: config.router.arbitration,
@@ -448,7 +455,7 @@ impl Network {
 
     #[inline]
     pub(super) fn num_routers(&self) -> u32 {
-        self.topology.num_routers()
+        self.routers
     }
 
     /// Entity id of endpoint `e`'s NIC (routers come first).

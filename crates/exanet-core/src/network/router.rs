@@ -8,7 +8,7 @@ use crate::engine::{Scheduler, Time};
 use crate::routing::{select_most_credits, vcs_in, RouteQuery};
 use crate::topology::Peer;
 
-/// The winner of one arbitration round: an input (port x VC) index and the output VC.
+/// The winner of one arbitration round: an input's request bit and the output VC.
 struct Grant {
     input: usize,
     vc: u8,
@@ -108,7 +108,7 @@ impl Network {
         slot.vc_mask = chosen.vc_mask as u16;
         slot.bytes = bytes;
         slot.earliest_ps = earliest;
-        let request = usize::from(port) * self.vcs + usize::from(vc);
+        let request = usize::from(port) << self.vc_bits | usize::from(vc);
         self.requests[out_index * self.request_words + request / 64] |= 1 << (request % 64);
         self.mark_dirty(chosen.port);
     }
@@ -158,18 +158,22 @@ impl Network {
             return;
         }
         let ejection = self.port_class[out_index] == NIC_CLASS;
-        let inputs = self.ports * self.vcs;
-        let start = usize::from(self.outputs[out_index].rr) % inputs;
+        let inputs = self.ports << self.vc_bits;
+        let start = self.outputs[out_index].rr as usize;
+        debug_assert!(start < inputs);
         let oldest_first = self.arbitration == Arbitration::Age;
         let first_eligible_wins = !oldest_first && !self.in_transit_priority;
-        let router_inputs = router as usize * inputs;
+        let router_ports = router as usize * self.ports;
+        let vc_mask = (1 << self.vc_bits) - 1;
         let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
         let mut best: Option<(Grant, (bool, Time))> = None;
         let mut next_ready = NEVER;
         let words = self.request_words;
         let words_at = out_index * words;
         'scan: for step in 0..=words {
-            let w = (start / 64 + step) % words;
+            // (start / 64 + step) mod words, without a division
+            let w = start / 64 + step;
+            let w = if w >= words { w - words } else { w };
             let mut bits = self.requests[words_at + w];
             if step == 0 {
                 bits &= !0u64 << (start % 64);
@@ -179,7 +183,8 @@ impl Network {
             while bits != 0 {
                 let input = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let slot = &self.input_vcs[router_inputs + input];
+                let in_index = router_ports + (input >> self.vc_bits);
+                let slot = &self.input_vcs[in_index * self.vcs + (input & vc_mask)];
                 if slot.earliest_ps > now {
                     next_ready = next_ready.min(slot.earliest_ps);
                     continue;
@@ -200,7 +205,6 @@ impl Network {
                     best = Some((Grant { input, vc }, (false, 0)));
                     break 'scan;
                 }
-                let in_index = router as usize * self.ports + input / self.vcs;
                 let injected = self.in_transit_priority && self.port_class[in_index] == NIC_CLASS;
                 let age = if oldest_first {
                     self.packets[slot.queue.head].gen_ps
@@ -231,8 +235,8 @@ impl Network {
     ) {
         let out_index = self.port_index(router, port);
         let (in_port, in_vc) = (
-            (grant.input / self.vcs) as u16,
-            (grant.input % self.vcs) as u8,
+            (grant.input >> self.vc_bits) as u16,
+            (grant.input & ((1 << self.vc_bits) - 1)) as u8,
         );
         let in_index = self.port_index(router, in_port);
         let input = in_index * self.vcs + usize::from(in_vc);
@@ -246,7 +250,12 @@ impl Network {
         let tail_out = now + ser;
         let in_window = self.in_window(now);
         let output = &mut self.outputs[out_index];
-        output.rr = ((grant.input + 1) % (self.ports * self.vcs)) as u16;
+        let next = grant.input + 1;
+        output.rr = if next == self.ports << self.vc_bits {
+            0
+        } else {
+            next as u32
+        };
         output.free_at = tail_out;
         if in_window {
             output.counters.bytes += u64::from(bytes);
