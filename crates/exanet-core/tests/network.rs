@@ -355,3 +355,81 @@ fn bad_combinations_name_the_key() {
         "traffic.hotspot_endpoints",
     );
 }
+
+/// Summary of the default 8x8 torus at `load` with the given arbitration options.
+fn arbitrated(
+    arbitration: &str,
+    in_transit_priority: bool,
+    load: f64,
+) -> exanet_core::stats::Summary {
+    run_ok(&at_load(
+        load,
+        &[
+            ("router.arbitration", json!(arbitration)),
+            ("router.in_transit_priority", json!(in_transit_priority)),
+            ("run.drain", json!("none")),
+            ("run.measure_ps", json!(50_000_000)),
+        ],
+    ))
+    .summary
+}
+
+#[test]
+fn age_arbitration_bounds_the_latency_tail_and_keeps_throughput_past_saturation() {
+    // Below saturation every policy delivers what is offered (up to the window's edges).
+    let rr = arbitrated("round_robin", false, 0.4);
+    let age = arbitrated("age", false, 0.4);
+    for s in [&rr, &age] {
+        assert!((s.f64("accepted_load") / s.f64("offered_load") - 1.0).abs() < 0.005);
+    }
+    assert!(age.f64("network_latency_ns_max") < rr.f64("network_latency_ns_max"));
+    // Past saturation, oldest-first stops packets from starving in the network.
+    let rr = arbitrated("round_robin", false, 1.0);
+    let age = arbitrated("age", false, 1.0);
+    println!(
+        "full load: round-robin accepts {:.3}, network latency max {:.0} ns; age {:.3}, {:.0} ns",
+        rr.f64("accepted_load"),
+        rr.f64("network_latency_ns_max"),
+        age.f64("accepted_load"),
+        age.f64("network_latency_ns_max")
+    );
+    assert!(age.f64("network_latency_ns_max") < 0.5 * rr.f64("network_latency_ns_max"));
+    assert!(age.f64("accepted_load") > 1.2 * rr.f64("accepted_load"));
+}
+
+#[test]
+fn in_transit_priority_keeps_throughput_past_saturation() {
+    // Izu et al.: giving in-transit packets priority over new ones avoids the drop of accepted
+    // traffic beyond saturation.
+    let plain = arbitrated("round_robin", false, 1.0);
+    let ipr = arbitrated("round_robin", true, 1.0);
+    println!(
+        "full load: accepted {:.3} without IPR, {:.3} with IPR",
+        plain.f64("accepted_load"),
+        ipr.f64("accepted_load")
+    );
+    assert!(ipr.f64("accepted_load") > 1.15 * plain.f64("accepted_load"));
+    assert!(ipr.f64("network_latency_ns_max") < plain.f64("network_latency_ns_max"));
+}
+
+#[test]
+fn an_overloaded_network_does_not_drain_within_the_limit_and_says_so() {
+    let s = run_ok(&at_load(
+        1.0,
+        &[
+            ("run.drain", json!("measured")),
+            ("run.drain_limit_ps", json!(1_000_000)),
+        ],
+    ))
+    .summary;
+    assert_eq!(s.get("drained"), Some(&Value::Bool(false)));
+    assert!(s.u64("packets_measured_delivered") < s.u64("packets_measured"));
+    // It stopped at the limit: the end of the window plus 1 us.
+    assert_eq!(s.f64("sim_time_ns"), 12_000.0 + 1_000.0);
+    let s = run_ok(&at_load(0.2, &[("run.drain", json!("measured"))])).summary;
+    assert_eq!(s.get("drained"), Some(&Value::Bool(true)));
+    assert_eq!(
+        s.u64("packets_measured_delivered"),
+        s.u64("packets_measured")
+    );
+}
