@@ -98,6 +98,7 @@ def test_drain_all_delivers_every_packet_once():
         ({"router": {"vcs": 1}}, "router.vcs"),
         ({"traffic": {"load": 1.5}}, "traffic.load"),
         ({"links": {"bandwidth": "-25GB/s"}}, "links.bandwidth"),
+        ({"links": {"latency": "0ns"}}, "links.latency"),
         ({"router": {"buffers": 4}}, "router.buffers"),
         ({"router": {"vcs": "two"}}, "router.vcs"),
         ({"topology": {"dims": [6, 6]}, "traffic": {"pattern": "transpose"}}, "traffic.pattern"),

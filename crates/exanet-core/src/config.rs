@@ -129,6 +129,11 @@ pub struct RunConfig {
     pub deadlock_timeout_ps: Option<u64>,
 }
 
+/// Why a link latency must be positive.
+const LINK_LATENCY_EXPECTED: &str = "a latency > 0, e.g. \"20ns\": every event crossing a link \
+     arrives no earlier than the link's latency, the lookahead that lets entities be simulated \
+     in parallel";
+
 /// Largest packet (payload + header) a link may carry: keeps serialization arithmetic in u64.
 pub const MAX_PACKET_BYTES: u64 = 16 << 20;
 
@@ -174,6 +179,13 @@ impl Config {
             }
         }
         let nic = &self.nic;
+        if nic.injection_latency_ps == 0 {
+            return Err(ConfigError::new(
+                "nic.injection_latency",
+                "0ns",
+                LINK_LATENCY_EXPECTED,
+            ));
+        }
         if nic.injection_bandwidth_bytes_per_s == 0 {
             return Err(ConfigError::new(
                 "nic.injection_bandwidth",
