@@ -165,16 +165,25 @@ impl Config {
         let links = std::iter::once(("links", &self.links.default))
             .chain(self.links.classes.iter().map(|(k, v)| (k.as_str(), v)));
         for (name, params) in links {
-            if params.bandwidth_bytes_per_s == 0 {
-                let key = if name == "links" {
-                    "links.bandwidth".to_string()
+            let key = |field: &str| {
+                if name == "links" {
+                    format!("links.{field}")
                 } else {
-                    format!("links.{name}.bandwidth")
-                };
+                    format!("links.{name}.{field}")
+                }
+            };
+            if params.bandwidth_bytes_per_s == 0 {
                 return Err(ConfigError::new(
-                    &key,
+                    &key("bandwidth"),
                     "0",
                     "a bandwidth > 0, e.g. \"25GB/s\"",
+                ));
+            }
+            if params.latency_ps == 0 {
+                return Err(ConfigError::new(
+                    &key("latency"),
+                    "0ns",
+                    LINK_LATENCY_EXPECTED,
                 ));
             }
         }

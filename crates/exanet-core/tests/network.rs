@@ -328,6 +328,11 @@ fn bad_combinations_name_the_key() {
         &[("links.default.bandwidth_bytes_per_s", json!(0))],
         "links.bandwidth",
     );
+    expect(&[("links.default.latency_ps", json!(0))], "links.latency");
+    expect(
+        &[("nic.injection_latency_ps", json!(0))],
+        "nic.injection_latency",
+    );
     expect(
         &[
             ("topology.dims", json!([6, 6])),
