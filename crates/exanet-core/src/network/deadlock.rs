@@ -2,8 +2,9 @@
 
 use std::collections::HashMap;
 
-use super::model::{Network, NIC_CLASS};
+use super::model::Network;
 use super::packet::NO_PACKET;
+use super::state::NIC_CLASS;
 use crate::engine::Time;
 use crate::error::{DeadlockReport, StuckChannel};
 use crate::routing::vcs_in;

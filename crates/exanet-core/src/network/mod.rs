@@ -2,13 +2,16 @@
 //! [`engine::Model`](crate::engine::Model) whose entities are the routers and the NICs.
 
 mod deadlock;
+mod driver;
 mod model;
 mod nic;
 mod packet;
 mod results;
 mod router;
+mod state;
 
-pub use model::{NetEvent, Network, Parts, Phase, Progress};
+pub use driver::{Phase, Progress};
+pub use model::{NetEvent, Network, Parts};
 pub use results::RunOutput;
 
 /// Picoseconds to serialize `bytes` on a link of `bytes_per_s`: ceil(bytes * 1e12 / rate).

@@ -1,33 +1,18 @@
-//! The network as an engine model: state of every router and NIC in flat arrays, event dispatch,
-//! and the run driver (windows, drain, watchdog, progress).
-
-use std::time::Instant;
+//! The network as an engine model: the state of every router and NIC in flat arrays, how it is
+//! built from a config, and event dispatch.
 
 use super::packet::{Fifo, PacketArena};
-use super::results::RunOutput;
-use super::serialization_ps;
-use crate::config::{Arbitration, Config, Drain, LinkParams};
-use crate::engine::{
-    entity_stream, prefetch_line, EntityId, EntityRng, Model, Scheduler, Step, Time,
+use super::state::{
+    EndpointCounters, InputVc, LinkCounters, Message, Nic, OutputPort, PortLink, Stats, NEVER,
+    NIC_CLASS, NO_LINK,
 };
-use crate::error::{ConfigError, SimError};
+use crate::config::{Arbitration, Config, Drain, LinkParams};
+use crate::engine::{entity_stream, prefetch_line, EntityId, Model, Scheduler, Time};
+use crate::error::ConfigError;
 use crate::routing::{self, Candidates, RoutingFunction};
 use crate::stats::{LatencyStats, TimeAverage};
 use crate::topology::{self, Peer, Topology};
 use crate::workload::Synthetic;
-
-/// Hash of a (source, destination) flow for the delivery checksum.
-#[inline]
-pub(super) fn flow_hash(src: u32, dst: u32) -> u64 {
-    let z = (u64::from(src) << 32 | u64::from(dst)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z ^ (z >> 29)
-}
-
-/// "No time": an unset wake-up.
-pub(super) const NEVER: Time = Time::MAX;
-/// Link class code of endpoint (NIC) ports and of unconnected ports.
-pub(super) const NIC_CLASS: u8 = u8::MAX;
-pub(super) const NO_LINK: u8 = u8::MAX - 1;
 
 /// What travels between entities (and what an entity schedules for itself).
 #[derive(Debug, Clone, Copy)]
@@ -45,166 +30,6 @@ pub enum NetEvent {
     NicWake,
     /// To a NIC: a packet's tail has arrived.
     Deliver { packet: u32 },
-}
-
-/// Which part of a run the simulation is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    Warmup,
-    Measure,
-    Drain,
-    /// Fixed-duration mode.
-    Run,
-}
-
-impl Phase {
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Warmup => "warmup",
-            Phase::Measure => "measure",
-            Phase::Drain => "drain",
-            Phase::Run => "run",
-        }
-    }
-}
-
-/// What a progress callback sees.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress {
-    pub sim_time_ps: Time,
-    /// End of the measurement window (or of the fixed duration).
-    pub target_time_ps: Time,
-    pub phase: Phase,
-    pub events: u64,
-    pub wall_s: f64,
-    pub packets_in_flight: u64,
-}
-
-/// The parameters of one port's outgoing link, resolved once.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct PortLink {
-    pub latency_ps: Time,
-    pub bytes_per_s: u64,
-    /// Serialization times of the workload's packet sizes, (bytes, ps): spares a division per
-    /// hop.
-    cached: [(u32, Time); 2],
-}
-
-impl PortLink {
-    fn new(latency_ps: Time, bytes_per_s: u64, packet_sizes: &[u32]) -> Self {
-        let cache = |b: Option<&u32>| {
-            b.map_or((0, 0), |&b| {
-                (b, serialization_ps(u64::from(b), bytes_per_s))
-            })
-        };
-        PortLink {
-            latency_ps,
-            bytes_per_s,
-            cached: [cache(packet_sizes.first()), cache(packet_sizes.last())],
-        }
-    }
-
-    #[inline]
-    pub fn serialization_ps(&self, bytes: u32) -> Time {
-        match self.cached.iter().find(|(b, _)| *b == bytes) {
-            Some(&(_, ps)) => ps,
-            None => serialization_ps(u64::from(bytes), self.bytes_per_s),
-        }
-    }
-}
-
-/// Counters per endpoint, over the measurement window.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct EndpointCounters {
-    pub generated_packets: u64,
-    pub generated_bytes: u64,
-    pub injected_packets: u64,
-    pub injected_bytes: u64,
-    /// Time the injection link spent serializing.
-    pub injected_busy_ps: u64,
-    pub received_packets: u64,
-    pub received_bytes: u64,
-    /// Latency of measured packets sent by this endpoint.
-    pub latency_sum_ps: u64,
-    pub latency_count: u64,
-}
-
-/// Counters per router output link, over the measurement window.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct LinkCounters {
-    pub bytes: u64,
-    pub packets: u64,
-    pub busy_ps: u64,
-}
-
-/// One VC of one router input port: its buffer, and the routing decision for the packet at its
-/// head, kept here so that arbitration reads router state only, never the packet arena.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct InputVc {
-    pub queue: Fifo,
-    /// Earliest time the head packet may start on its output.
-    pub earliest_ps: Time,
-    /// Wire bytes of the head packet.
-    pub bytes: u32,
-    /// VCs the head packet may take on `out_port`.
-    pub vc_mask: u16,
-    pub out_port: u16,
-}
-
-/// A NIC's state, in one cache line.
-#[derive(Debug, Clone)]
-pub(super) struct Nic {
-    /// Packets waiting to be injected (at most one message: sources are drawn lazily).
-    pub queue: Fifo,
-    /// When the injection link is free.
-    pub free_at: Time,
-    pub wake_at: Time,
-    /// When the next message is due (NEVER: no more messages).
-    pub next_gen: Time,
-    pub rng: EntityRng,
-}
-
-/// One router output port: when its link is free, its pending wake-up, its round-robin
-/// pointer, and what it carried in the window.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct OutputPort {
-    pub free_at: Time,
-    pub wake_at: Time,
-    pub counters: LinkCounters,
-    /// Request bit the next round-robin search starts from.
-    pub rr: u32,
-}
-
-/// A multi-packet message being reassembled: packets still to arrive.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Message {
-    pub remaining: u32,
-}
-
-/// Network-wide statistics.
-pub(super) struct Stats {
-    pub window_start: Time,
-    pub window_end: Time,
-    pub latency: LatencyStats,
-    pub network_latency: LatencyStats,
-    pub message_latency: LatencyStats,
-    pub hops_sum: u64,
-    pub measured_generated: u64,
-    pub measured_delivered: u64,
-    pub generated: u64,
-    pub injected: u64,
-    pub delivered: u64,
-    pub misdelivered: u64,
-    /// Sum of a hash of (source, destination) over generated packets minus the same over
-    /// delivered ones: zero when every packet arrived exactly once where it was sent.
-    pub flow_checksum: u64,
-    /// Deliveries inside the window and their latency, for Little's law.
-    pub window_deliveries: u64,
-    pub window_latency_sum_ps: u128,
-    pub in_flight: TimeAverage,
-    pub packet_hops: u64,
-    /// Time until which some link is known to be busy: the watchdog's notion of progress.
-    pub progress_until: Time,
 }
 
 /// The validated building blocks of a network, without its (large) state.
@@ -481,111 +306,6 @@ impl Network {
     /// Packets generated and not yet delivered.
     pub(super) fn packets_in_flight(&self) -> u64 {
         self.stats.generated - self.stats.delivered
-    }
-
-    /// Largest one-hop time (router latency + link latency + serialization of the largest
-    /// packet on the slowest link): the scale of the automatic deadlock timeout.
-    fn largest_hop_ps(&self) -> Time {
-        let largest_packet = self.config.nic.mtu_bytes + self.config.nic.header_bytes;
-        self.class_links
-            .iter()
-            .chain(std::iter::once(&self.nic_link))
-            .map(|l| l.latency_ps + serialization_ps(largest_packet, l.bytes_per_s))
-            .max()
-            .unwrap_or(0)
-            + self.router_latency_ps
-    }
-
-    /// Runs the simulation to its end. `progress` is called about every `interval_s` seconds of
-    /// wall time; returning false stops the run with [`SimError::Interrupted`].
-    pub fn run(
-        mut self,
-        interval_s: f64,
-        progress: &mut dyn FnMut(&Progress) -> bool,
-    ) -> Result<RunOutput, SimError> {
-        let wall_start = Instant::now();
-        let run = self.config.run.clone();
-        let mut sched: Scheduler<NetEvent> = Scheduler::new();
-        self.start_sources(&mut sched);
-        let window_end = self.stats.window_end;
-        let stop_at = match run.duration_ps {
-            Some(duration) => duration,
-            None if run.drain == Drain::None => window_end,
-            None => window_end.saturating_add(
-                run.drain_limit_ps
-                    .unwrap_or(20 * (run.warmup_ps + run.measure_ps)),
-            ),
-        };
-        let deadlock_timeout = run
-            .deadlock_timeout_ps
-            .unwrap_or_else(|| (1000 * self.largest_hop_ps()).max(1_000_000));
-        let waits_for_measured = run.duration_ps.is_none() && run.drain == Drain::Measured;
-        let mut last_report = Instant::now();
-        let mut steps: u64 = 0;
-        // Why the loop ended: the queue ran empty, every measured packet arrived, or the clock
-        // reached `stop_at`.
-        let (end, idle, all_measured_arrived) = loop {
-            let Some(next) = sched.next_time() else {
-                break (sched.now(), true, false);
-            };
-            if next >= stop_at {
-                break (stop_at, false, false);
-            }
-            if let Step::Ran { time, .. } = sched.step(&mut self) {
-                let in_network = self.stats.injected - self.stats.delivered;
-                if in_network > 0
-                    && time > self.stats.progress_until.saturating_add(deadlock_timeout)
-                {
-                    return Err(SimError::Deadlock(Box::new(self.deadlock_report(time))));
-                }
-                if waits_for_measured
-                    && time >= window_end
-                    && self.nics_owing_window == 0
-                    && self.stats.measured_delivered == self.stats.measured_generated
-                {
-                    break (time, false, true);
-                }
-            }
-            steps += 1;
-            if steps % 4096 == 0 && last_report.elapsed().as_secs_f64() >= interval_s {
-                last_report = Instant::now();
-                let now = sched.now();
-                let report = Progress {
-                    sim_time_ps: now,
-                    target_time_ps: window_end,
-                    phase: self.phase(now),
-                    events: sched.events(),
-                    wall_s: wall_start.elapsed().as_secs_f64(),
-                    packets_in_flight: self.packets_in_flight(),
-                };
-                if !progress(&report) {
-                    return Err(SimError::Interrupted);
-                }
-            }
-        };
-        if idle && self.stats.injected > self.stats.delivered {
-            return Err(SimError::Deadlock(Box::new(self.deadlock_report(end))));
-        }
-        let drained = match (run.duration_ps, run.drain) {
-            (None, Drain::Measured) => all_measured_arrived || idle,
-            (None, Drain::None) => false,
-            _ => self.packets_in_flight() == 0,
-        };
-        let source_queue_packets = self.account_backlog(end);
-        let wall_s = wall_start.elapsed().as_secs_f64();
-        Ok(self.results(end, drained, sched.events(), wall_s, source_queue_packets))
-    }
-
-    fn phase(&self, now: Time) -> Phase {
-        if self.config.run.duration_ps.is_some() {
-            Phase::Run
-        } else if now < self.stats.window_start {
-            Phase::Warmup
-        } else if now < self.stats.window_end {
-            Phase::Measure
-        } else {
-            Phase::Drain
-        }
     }
 }
 

@@ -8,8 +8,9 @@
 //! every message were created on time, so the traffic is the same; but a backlogged source
 //! holds one message, not an ever-growing queue, and costs no events while it waits.
 
-use super::model::{flow_hash, Message, NetEvent, Network, NEVER};
+use super::model::{NetEvent, Network};
 use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
+use super::state::{flow_hash, Message, NEVER};
 use crate::engine::{Scheduler, Time};
 
 impl Network {

@@ -1,6 +1,7 @@
 //! Turning the final state of a run into the summary and the per-endpoint and per-link tables.
 
-use super::model::{EndpointCounters, Network, OutputPort, PortLink, NIC_CLASS, NO_LINK};
+use super::model::Network;
+use super::state::{EndpointCounters, OutputPort, PortLink, NIC_CLASS, NO_LINK};
 use crate::engine::Time;
 use crate::stats::{ColumnData, Summary, Table, Value};
 use crate::topology::{Peer, Topology};

@@ -1,8 +1,9 @@
 //! The router: input buffers per (port, VC), routing of the packet at the head of each buffer,
 //! output arbitration, credit-based flow control, and cut-through forwarding.
 
-use super::model::{NetEvent, Network, NEVER, NIC_CLASS};
+use super::model::{NetEvent, Network};
 use super::packet::PacketId;
+use super::state::{NEVER, NIC_CLASS};
 use crate::config::Arbitration;
 use crate::engine::{Scheduler, Time};
 use crate::routing::{select_most_credits, vcs_in, RouteQuery};

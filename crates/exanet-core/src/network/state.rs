@@ -1,0 +1,146 @@
+//! The state of routers, NICs and links, and the network-wide statistics.
+
+use super::packet::Fifo;
+use super::serialization_ps;
+use crate::engine::{EntityRng, Time};
+use crate::stats::{LatencyStats, TimeAverage};
+
+/// Hash of a (source, destination) flow for the delivery checksum.
+#[inline]
+pub(super) fn flow_hash(src: u32, dst: u32) -> u64 {
+    let z = (u64::from(src) << 32 | u64::from(dst)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z ^ (z >> 29)
+}
+
+/// "No time": an unset wake-up.
+pub(super) const NEVER: Time = Time::MAX;
+/// Link class code of endpoint (NIC) ports and of unconnected ports.
+pub(super) const NIC_CLASS: u8 = u8::MAX;
+pub(super) const NO_LINK: u8 = u8::MAX - 1;
+
+/// The parameters of one port's outgoing link, resolved once.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PortLink {
+    pub latency_ps: Time,
+    pub bytes_per_s: u64,
+    /// Serialization times of the workload's packet sizes, (bytes, ps): spares a division per
+    /// hop.
+    cached: [(u32, Time); 2],
+}
+
+impl PortLink {
+    pub fn new(latency_ps: Time, bytes_per_s: u64, packet_sizes: &[u32]) -> Self {
+        let cache = |b: Option<&u32>| {
+            b.map_or((0, 0), |&b| {
+                (b, serialization_ps(u64::from(b), bytes_per_s))
+            })
+        };
+        PortLink {
+            latency_ps,
+            bytes_per_s,
+            cached: [cache(packet_sizes.first()), cache(packet_sizes.last())],
+        }
+    }
+
+    #[inline]
+    pub fn serialization_ps(&self, bytes: u32) -> Time {
+        match self.cached.iter().find(|(b, _)| *b == bytes) {
+            Some(&(_, ps)) => ps,
+            None => serialization_ps(u64::from(bytes), self.bytes_per_s),
+        }
+    }
+}
+
+/// Counters per endpoint, over the measurement window.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct EndpointCounters {
+    pub generated_packets: u64,
+    pub generated_bytes: u64,
+    pub injected_packets: u64,
+    pub injected_bytes: u64,
+    /// Time the injection link spent serializing.
+    pub injected_busy_ps: u64,
+    pub received_packets: u64,
+    pub received_bytes: u64,
+    /// Latency of measured packets sent by this endpoint.
+    pub latency_sum_ps: u64,
+    pub latency_count: u64,
+}
+
+/// Counters per router output link, over the measurement window.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct LinkCounters {
+    pub bytes: u64,
+    pub packets: u64,
+    pub busy_ps: u64,
+}
+
+/// One VC of one router input port: its buffer, and the routing decision for the packet at its
+/// head, kept here so that arbitration reads router state only, never the packet arena.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct InputVc {
+    pub queue: Fifo,
+    /// Earliest time the head packet may start on its output.
+    pub earliest_ps: Time,
+    /// Wire bytes of the head packet.
+    pub bytes: u32,
+    /// VCs the head packet may take on `out_port`.
+    pub vc_mask: u16,
+    pub out_port: u16,
+}
+
+/// A NIC's state, in one cache line.
+#[derive(Debug, Clone)]
+pub(super) struct Nic {
+    /// Packets waiting to be injected (at most one message: sources are drawn lazily).
+    pub queue: Fifo,
+    /// When the injection link is free.
+    pub free_at: Time,
+    pub wake_at: Time,
+    /// When the next message is due (NEVER: no more messages).
+    pub next_gen: Time,
+    pub rng: EntityRng,
+}
+
+/// One router output port: when its link is free, its pending wake-up, its round-robin
+/// pointer, and what it carried in the window.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OutputPort {
+    pub free_at: Time,
+    pub wake_at: Time,
+    pub counters: LinkCounters,
+    /// Request bit the next round-robin search starts from.
+    pub rr: u32,
+}
+
+/// A multi-packet message being reassembled: packets still to arrive.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Message {
+    pub remaining: u32,
+}
+
+/// Network-wide statistics.
+pub(super) struct Stats {
+    pub window_start: Time,
+    pub window_end: Time,
+    pub latency: LatencyStats,
+    pub network_latency: LatencyStats,
+    pub message_latency: LatencyStats,
+    pub hops_sum: u64,
+    pub measured_generated: u64,
+    pub measured_delivered: u64,
+    pub generated: u64,
+    pub injected: u64,
+    pub delivered: u64,
+    pub misdelivered: u64,
+    /// Sum of a hash of (source, destination) over generated packets minus the same over
+    /// delivered ones: zero when every packet arrived exactly once where it was sent.
+    pub flow_checksum: u64,
+    /// Deliveries inside the window and their latency, for Little's law.
+    pub window_deliveries: u64,
+    pub window_latency_sum_ps: u128,
+    pub in_flight: TimeAverage,
+    pub packet_hops: u64,
+    /// Time until which some link is known to be busy: the watchdog's notion of progress.
+    pub progress_until: Time,
+}
