@@ -57,7 +57,7 @@ impl DimensionOrder {
         if !self.torus.wraps() {
             return t > c;
         }
-        let offset = (t + k - c) % k;
+        let offset = if t >= c { t - c } else { t + k - c };
         match (2 * offset).cmp(&k) {
             std::cmp::Ordering::Less => true,
             std::cmp::Ordering::Greater => false,
