@@ -7,7 +7,9 @@ use super::state::{
     NIC_CLASS, NO_LINK,
 };
 use crate::config::{Arbitration, Config, Drain, LinkParams};
-use crate::engine::{entity_stream, prefetch_line, EntityId, Model, Scheduler, Time};
+use crate::engine::{
+    entity_stream, huge_page_vec, prefetch_line, EntityId, Model, Scheduler, Time,
+};
 use crate::error::ConfigError;
 use crate::routing::{self, Candidates, RoutingFunction};
 use crate::stats::{LatencyStats, TimeAverage};
@@ -227,22 +229,22 @@ impl Network {
             class_links,
             nic_link,
             port_class,
-            input_vcs: vec![InputVc::default(); routers * ports * vcs],
+            input_vcs: huge_page_vec(InputVc::default(), routers * ports * vcs),
             credits,
-            outputs: vec![
+            outputs: huge_page_vec(
                 OutputPort {
                     free_at: 0,
                     wake_at: NEVER,
                     counters: LinkCounters::default(),
                     rr: 0,
-                };
-                routers * ports
-            ],
-            requests: vec![0; routers * ports * request_words],
+                },
+                routers * ports,
+            ),
+            requests: huge_page_vec(0, routers * ports * request_words),
             nics,
-            nic_credits: vec![vc_buffer; endpoints * vcs],
+            nic_credits: huge_page_vec(vc_buffer, endpoints * vcs),
             nics_owing_window: 0,
-            endpoint_counters: vec![EndpointCounters::default(); endpoints],
+            endpoint_counters: huge_page_vec(EndpointCounters::default(), endpoints),
             packets: PacketArena::default(),
             messages: Vec::new(),
             free_messages: Vec::new(),

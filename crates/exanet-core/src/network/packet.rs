@@ -48,7 +48,11 @@ impl PacketArena {
                 id
             }
             None => {
+                let capacity = self.slots.capacity();
                 self.slots.push(packet);
+                if self.slots.capacity() != capacity {
+                    crate::engine::advise_huge_pages(&self.slots);
+                }
                 (self.slots.len() - 1) as PacketId
             }
         }
