@@ -4,6 +4,7 @@
 //! [`routing`], [`workload`], [`network`] (NIC, router, link), [`stats`]. [`simulate`] runs one
 //! configuration; [`describe`] checks one and reports its structure without simulating.
 
+pub mod analysis;
 pub mod config;
 pub mod engine;
 pub mod error;

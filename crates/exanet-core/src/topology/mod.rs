@@ -1,6 +1,9 @@
 //! Topologies: who is on the other side of each router port, and the structural facts routing,
 //! workloads and analysis need.
 
+pub mod edges;
+pub mod field;
+pub mod graphs;
 mod torus;
 
 pub use torus::Torus;

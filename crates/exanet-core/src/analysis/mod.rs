@@ -1,0 +1,1 @@
+//! Structural analysis (helper fills in).

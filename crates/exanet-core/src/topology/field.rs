@@ -1,0 +1,1 @@
+//! Finite fields GF(q) for prime powers q (helper fills in).

@@ -1,0 +1,1 @@
+//! Graph-built families (helper fills in).
