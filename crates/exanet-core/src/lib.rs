@@ -47,8 +47,8 @@ pub fn describe(config: &Config) -> Result<Description, ConfigError> {
         network_links,
         ports_per_router: topo.ports_per_router(),
         link_classes: topo.link_class_names(),
-        diameter_hops: topo.diameter(),
-        average_distance_hops: topo.average_endpoint_distance(),
+        diameter_hops: topo.known_diameter().unwrap_or(0),
+        average_distance_hops: topo.known_average_endpoint_distance().unwrap_or(f64::NAN),
     })
 }
 

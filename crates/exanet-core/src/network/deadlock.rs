@@ -66,7 +66,7 @@ impl Network {
             return None;
         };
         let up_index = up as usize * self.ports + usize::from(up_port);
-        let port_name = self.topology.port_name(up_port);
+        let port_name = self.topology.port_name(up, up_port);
         Some(StuckChannel {
             name: format!(
                 "router {up} {} {port_name} -> router {router} {} vc {vc}",

@@ -67,7 +67,7 @@ impl Network {
         sum.set("network_links", Value::U64(network_links));
         sum.set(
             "average_distance_hops",
-            Value::F64(topo.average_endpoint_distance()),
+            Value::F64(topo.known_average_endpoint_distance().unwrap_or(f64::NAN)),
         );
         let mode = if self.config.run.duration_ps.is_some() {
             "fixed"
@@ -304,8 +304,8 @@ impl RunOutput {
         let (mut peer_router, mut peer_port, mut endpoint) = (vec![], vec![], vec![]);
         let (mut bytes, mut packets, mut busy_ns, mut util) = (vec![], vec![], vec![], vec![]);
         let mut port_names: Vec<String> = Vec::new();
-        let mut name_code = |p: u16| {
-            let name = topo.port_name(p);
+        let mut name_code = |r: u32, p: u16| {
+            let name = topo.port_name(r, p);
             match port_names.iter().position(|n| *n == name) {
                 Some(i) => i as u32,
                 None => {
@@ -336,7 +336,7 @@ impl RunOutput {
             class.push(cl);
             router.push(r as i32);
             port.push(i32::from(p));
-            port_name.push(name_code(p));
+            port_name.push(name_code(r, p));
             peer_router.push(pr);
             peer_port.push(pp);
             endpoint.push(ep);
@@ -351,7 +351,7 @@ impl RunOutput {
             class.push(nic_class);
             router.push(-1);
             port.push(-1);
-            port_name.push(name_code(p));
+            port_name.push(name_code(r, p));
             peer_router.push(r as i32);
             peer_port.push(i32::from(p));
             endpoint.push(e as i32);

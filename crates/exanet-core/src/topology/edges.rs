@@ -20,6 +20,9 @@ pub struct EdgeList {
     /// Group (dragonfly group, Fishnet subnet, Slim Fly rack, fat-tree pod...) of every router;
     /// empty when the family has no groups.
     pub group: Vec<u32>,
+    /// Optional port order: `port_keys[l] = [key at a, key at b]` for link l. A router's network
+    /// ports are numbered by increasing key (ties in link order); empty means link order.
+    pub port_keys: Vec<[u32; 2]>,
 }
 
 impl EdgeList {
@@ -29,6 +32,7 @@ impl EdgeList {
             links: Vec::new(),
             class_names: class_names.iter().map(|s| s.to_string()).collect(),
             group: Vec::new(),
+            port_keys: Vec::new(),
         }
     }
 

@@ -1,11 +1,17 @@
 //! Topologies: who is on the other side of each router port, and the structural facts routing,
 //! workloads and analysis need.
 
+mod dragonfly;
 pub mod edges;
+mod fat_tree;
 pub mod field;
 pub mod graphs;
+mod port_graph;
 mod torus;
 
+pub use dragonfly::{dragonfly, Arrangement, DragonflyParams, GroupShape};
+pub use fat_tree::{fat_tree, FatTreeParams};
+pub use port_graph::{Layout, PortGraph};
 pub use torus::Torus;
 
 use crate::config::TopologyConfig;
@@ -37,18 +43,29 @@ pub trait Topology: Send + Sync {
     fn link_class(&self, router: u32, port: u16) -> u16;
     /// Names of the router-to-router link classes, as `[links.NAME]` tables in a config.
     fn link_class_names(&self) -> Vec<String>;
-    /// Short human name of a port, for reports ("x+", "dim4-", "ep0").
-    fn port_name(&self, port: u16) -> String;
-    /// Human label of a router, for reports ("(3,0)").
+    /// Short human name of a port, for reports ("x+", "global12", "ep0").
+    fn port_name(&self, router: u32, port: u16) -> String;
+    /// Human label of a router, for reports ("(3,0)", "g4.r2").
     fn router_label(&self, router: u32) -> String;
-    /// Minimal number of router-to-router hops between two routers.
-    fn distance(&self, a: u32, b: u32) -> u32;
-    /// Largest minimal distance between two routers.
-    fn diameter(&self) -> u32;
-    /// Exact mean minimal distance over ordered pairs of distinct endpoints.
-    fn average_endpoint_distance(&self) -> f64;
+    /// The family name as the config spells it.
+    fn family(&self) -> &'static str;
+    /// The group (dragonfly group, pod, subnet...) of a router, for families that have groups.
+    fn group(&self, _router: u32) -> Option<u32> {
+        None
+    }
+    /// Largest minimal distance between two endpoint routers, when known in closed form
+    /// (otherwise [`crate::analysis`] measures it).
+    fn known_diameter(&self) -> Option<u32> {
+        None
+    }
+    /// Mean minimal distance over ordered pairs of distinct endpoints, when known in closed form.
+    fn known_average_endpoint_distance(&self) -> Option<f64> {
+        None
+    }
     /// The coordinates of a router, for families that have them.
-    fn coordinates(&self) -> Option<&Torus>;
+    fn coordinates(&self) -> Option<&Torus> {
+        None
+    }
 }
 
 /// Builds the topology a config describes, or says why it cannot exist.

@@ -147,6 +147,35 @@ impl Torus {
     }
 }
 
+impl Torus {
+    /// Minimal number of router-to-router hops between two routers.
+    pub fn distance(&self, a: u32, b: u32) -> u32 {
+        (0..self.dims.len())
+            .map(|d| self.dim_distance(self.dims[d], self.coord(a, d), self.coord(b, d)))
+            .sum()
+    }
+
+    /// Largest minimal distance between two routers.
+    pub fn diameter(&self) -> u32 {
+        self.dims
+            .iter()
+            .map(|&k| if self.wrap { k / 2 } else { k - 1 })
+            .sum()
+    }
+
+    /// Exact mean minimal distance over ordered pairs of distinct endpoints.
+    pub fn average_endpoint_distance(&self) -> f64 {
+        // Over all ordered endpoint pairs (self included) the mean is the sum of per-dimension
+        // means; pairs of an endpoint with itself add distance 0, so rescale by N / (N - 1).
+        let n = f64::from(self.num_endpoints());
+        if n < 2.0 {
+            return 0.0;
+        }
+        let mean_all: f64 = self.dims.iter().map(|&k| self.dim_mean_distance(k)).sum();
+        mean_all * n / (n - 1.0)
+    }
+}
+
 impl Topology for Torus {
     fn num_routers(&self) -> u32 {
         self.routers
@@ -191,7 +220,7 @@ impl Topology for Torus {
         (0..self.dims.len()).map(|d| format!("dim{d}")).collect()
     }
 
-    fn port_name(&self, port: u16) -> String {
+    fn port_name(&self, _router: u32, port: u16) -> String {
         let network = self.network_ports();
         if port >= network {
             return format!("ep{}", port - network);
@@ -212,28 +241,20 @@ impl Topology for Torus {
         format!("({})", coords.join(","))
     }
 
-    fn distance(&self, a: u32, b: u32) -> u32 {
-        (0..self.dims.len())
-            .map(|d| self.dim_distance(self.dims[d], self.coord(a, d), self.coord(b, d)))
-            .sum()
-    }
-
-    fn diameter(&self) -> u32 {
-        self.dims
-            .iter()
-            .map(|&k| if self.wrap { k / 2 } else { k - 1 })
-            .sum()
-    }
-
-    fn average_endpoint_distance(&self) -> f64 {
-        // Over all ordered endpoint pairs (self included) the mean is the sum of per-dimension
-        // means; pairs of an endpoint with itself add distance 0, so rescale by N / (N - 1).
-        let n = f64::from(self.num_endpoints());
-        if n < 2.0 {
-            return 0.0;
+    fn family(&self) -> &'static str {
+        if self.wrap {
+            "torus"
+        } else {
+            "mesh"
         }
-        let mean_all: f64 = self.dims.iter().map(|&k| self.dim_mean_distance(k)).sum();
-        mean_all * n / (n - 1.0)
+    }
+
+    fn known_diameter(&self) -> Option<u32> {
+        Some(self.diameter())
+    }
+
+    fn known_average_endpoint_distance(&self) -> Option<f64> {
+        Some(self.average_endpoint_distance())
     }
 
     fn coordinates(&self) -> Option<&Torus> {
@@ -315,7 +336,7 @@ mod tests {
         assert_eq!(t.diameter(), 8);
         // Ring of 8: mean distance 2 over all pairs; 2 dims -> 4; rescaled by 64/63.
         assert!((t.average_endpoint_distance() - 4.0 * 64.0 / 63.0).abs() < 1e-12);
-        assert_eq!(t.port_name(3), "y-");
+        assert_eq!(t.port_name(0, 3), "y-");
         assert_eq!(t.router_label(9), "(1,1)");
     }
 

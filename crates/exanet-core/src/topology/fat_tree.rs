@@ -1,0 +1,290 @@
+//! Fat-tree / folded Clos of 2, 3 or 4 levels built from routers of one radix k.
+//!
+//! A pod is a (levels − 1)-level subtree. Inside a subtree every router above the leaves has
+//! k/2 ports down and k/2 up; a leaf has `down` endpoint ports and `up` up-links (the taper).
+//! The top level takes all pods' up-links on ⌈links / k⌉ routers, so fewer pods than k need
+//! fewer top routers, as in Bhatele et al.'s 30-pod tree of 40-port routers (600 + 600 + 300).
+
+use super::edges::EdgeList;
+use super::port_graph::{Layout, PortGraph};
+use crate::error::ConfigError;
+
+/// What a user says about a fat-tree.
+#[derive(Debug, Clone, Copy)]
+pub struct FatTreeParams {
+    pub levels: u32,
+    pub radix: u32,
+    pub pods: u32,
+    /// Leaf ports to endpoints vs up-links, as a ratio ("1:1" is full bisection).
+    pub taper: [u32; 2],
+}
+
+/// Routers of one subtree level while building: ids and free up-ports per router.
+struct SubtreeTops {
+    routers: Vec<u32>,
+    up_ports: u32,
+}
+
+struct Builder {
+    edges: EdgeList,
+    endpoints: Vec<u32>,
+    level: Vec<u8>,
+    group: Vec<u32>,
+}
+
+impl Builder {
+    fn router(&mut self, level: u8, group: u32, endpoints: u32) -> u32 {
+        let id = self.level.len() as u32;
+        self.level.push(level);
+        self.group.push(group);
+        self.endpoints.push(endpoints);
+        id
+    }
+}
+
+impl FatTreeParams {
+    fn validate(&self) -> Result<(u32, u32), ConfigError> {
+        let p = self;
+        if !(2..=4).contains(&p.levels) {
+            return Err(ConfigError::new(
+                "topology.levels",
+                p.levels.to_string(),
+                "2, 3 or 4 levels",
+            ));
+        }
+        if p.radix < 4 || p.radix % 2 != 0 {
+            return Err(ConfigError::new(
+                "topology.radix",
+                p.radix.to_string(),
+                "an even router radix >= 4 (half the ports of a non-leaf router go down, half up)",
+            ));
+        }
+        if p.pods < 2 || p.pods > p.radix {
+            return Err(ConfigError::new(
+                "topology.pods",
+                p.pods.to_string(),
+                format!(
+                    "between 2 and the radix ({}): every pod needs a link to every top router of its plane",
+                    p.radix
+                ),
+            ));
+        }
+        let [a, b] = p.taper;
+        let valid_tapers = || {
+            let k = p.radix;
+            let list: Vec<String> = (1..k)
+                .filter(|&d| {
+                    let u = k - d;
+                    let g = gcd(d, u);
+                    d / g <= 8 && u / g <= 8 && d >= u
+                })
+                .map(|d| {
+                    let g = gcd(d, k - d);
+                    format!("\"{}:{}\"", d / g, (k - d) / g)
+                })
+                .collect();
+            format!(
+                "a ratio endpoints:up-links that splits the {} leaf ports exactly, e.g. {}",
+                p.radix,
+                list.join(", ")
+            )
+        };
+        if a == 0 || b == 0 || (p.radix * a) % (a + b) != 0 {
+            return Err(ConfigError::new(
+                "topology.taper",
+                format!("\"{a}:{b}\""),
+                valid_tapers(),
+            ));
+        }
+        let down = p.radix * a / (a + b);
+        Ok((down, p.radix - down))
+    }
+}
+
+/// Builds the fat-tree, or says which parameter makes it impossible.
+pub fn fat_tree(params: FatTreeParams) -> Result<PortGraph, ConfigError> {
+    let (down, up) = params.validate()?;
+    let half = params.radix / 2;
+    let names: Vec<String> = (1..params.levels).map(|l| format!("level{l}")).collect();
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut b = Builder {
+        edges: EdgeList::new(0, &name_refs),
+        endpoints: Vec::new(),
+        level: Vec::new(),
+        group: Vec::new(),
+    };
+    let pod_depth = params.levels - 1;
+    let pods: Vec<SubtreeTops> = (0..params.pods)
+        .map(|pod| subtree(&mut b, pod_depth, pod, down, up, half))
+        .collect();
+    // Top level: up-link m of pod-top router j of pod x is link number (m, j, x) in that
+    // order, and each run of k consecutive links lands on one top router: every top router
+    // reaches every pod (pods <= k), from different pod-top routers, without parallel links.
+    let top_level = (params.levels - 1) as u8;
+    let planes = pods[0].routers.len() as u32;
+    let up_ports = pods[0].up_ports;
+    let top_links = params.pods * planes * up_ports;
+    let tops: Vec<u32> = (0..top_links.div_ceil(params.radix))
+        .map(|_| b.router(top_level, params.pods, 0))
+        .collect();
+    for m in 0..up_ports {
+        for j in 0..planes {
+            for (x, pod) in pods.iter().enumerate() {
+                let i = (m * planes + j) * params.pods + x as u32;
+                b.edges.links.push(super::edges::Link {
+                    a: pod.routers[j as usize],
+                    b: tops[(i / params.radix) as usize],
+                    class: top_level - 1,
+                });
+            }
+        }
+    }
+    b.edges.routers = b.level.len() as u32;
+    b.edges.group = b.group;
+    let level = b.level;
+    let label_levels = level.clone();
+    let label_groups = b.edges.group.clone();
+    let layout = Layout {
+        family: "fat_tree",
+        label: Box::new(move |r| {
+            let l = label_levels[r as usize];
+            if u32::from(l) == params.levels - 1 {
+                format!("top.{r}")
+            } else {
+                format!("pod{}.L{l}.{r}", label_groups[r as usize])
+            }
+        }),
+        level,
+    };
+    PortGraph::new(b.edges, b.endpoints, layout)
+}
+
+/// Creates a subtree of `depth` levels in `pod` and returns its top routers.
+fn subtree(b: &mut Builder, depth: u32, pod: u32, down: u32, up: u32, half: u32) -> SubtreeTops {
+    if depth == 1 {
+        let leaf = b.router(0, pod, down);
+        return SubtreeTops {
+            routers: vec![leaf],
+            up_ports: up,
+        };
+    }
+    let children: Vec<SubtreeTops> = (0..half)
+        .map(|_| subtree(b, depth - 1, pod, down, up, half))
+        .collect();
+    let level = (depth - 1) as u8;
+    let t = children[0].routers.len();
+    let u = children[0].up_ports;
+    // Router (j, m) takes up-port m of top router j of every child.
+    let mut tops = Vec::with_capacity(t * u as usize);
+    for j in 0..t {
+        for _ in 0..u {
+            let r = b.router(level, pod, 0);
+            tops.push(r);
+            for child in &children {
+                b.edges.links.push(super::edges::Link {
+                    a: child.routers[j],
+                    b: r,
+                    class: level - 1,
+                });
+            }
+        }
+    }
+    SubtreeTops {
+        routers: tops,
+        up_ports: half,
+    }
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::{Peer, Topology};
+
+    fn counts(t: &PortGraph) -> (u32, u32, u64) {
+        let mut links = 0u64;
+        for r in 0..t.num_routers() {
+            for p in 0..t.ports_per_router() {
+                if let Peer::Router { .. } = t.peer(r, p) {
+                    links += 1;
+                }
+            }
+        }
+        (t.num_endpoints(), t.num_routers(), links / 2)
+    }
+
+    #[test]
+    fn bhatele_trees_have_the_published_counts() {
+        // 004 Table 2: 3-level, 40-port, 30 pods: 12,000 nodes, 1,500 routers, 24,000 links.
+        let full = fat_tree(FatTreeParams {
+            levels: 3,
+            radix: 40,
+            pods: 30,
+            taper: [1, 1],
+        })
+        .unwrap();
+        assert_eq!(counts(&full), (12_000, 1_500, 24_000));
+        // 25 pods, 3:2 leaf taper: 1,100 routers and 16,000 links (the paper prints 12,012
+        // nodes; 500 leaves x 24 endpoints is 12,000).
+        let tapered = fat_tree(FatTreeParams {
+            levels: 3,
+            radix: 40,
+            pods: 25,
+            taper: [3, 2],
+        })
+        .unwrap();
+        assert_eq!(counts(&tapered), (12_000, 1_100, 16_000));
+    }
+
+    #[test]
+    fn full_trees_follow_the_k_ary_formulas_and_respect_the_radix() {
+        for levels in 2..=4u32 {
+            let k = 8u32;
+            let t = fat_tree(FatTreeParams {
+                levels,
+                radix: k,
+                pods: k,
+                taper: [1, 1],
+            })
+            .unwrap();
+            let h = k / 2;
+            // 2 (k/2)^L endpoints; (2L - 1) (k/2)^(L-1) routers.
+            assert_eq!(t.num_endpoints(), 2 * h.pow(levels));
+            assert_eq!(t.num_routers(), (2 * levels - 1) * h.pow(levels - 1));
+            assert!(t.ports_per_router() as u32 <= k);
+            for r in 0..t.num_routers() {
+                let used = (0..t.ports_per_router())
+                    .filter(|&p| !matches!(t.peer(r, p), Peer::Unconnected))
+                    .count() as u32;
+                assert_eq!(used, k, "router {r} uses every port of a full tree");
+            }
+        }
+    }
+
+    #[test]
+    fn impossible_trees_are_refused_with_the_parameter_named() {
+        let bad = |levels, radix, pods, taper| {
+            fat_tree(FatTreeParams {
+                levels,
+                radix,
+                pods,
+                taper,
+            })
+            .err()
+            .unwrap()
+        };
+        assert_eq!(bad(5, 8, 8, [1, 1]).key, "topology.levels");
+        assert_eq!(bad(3, 7, 7, [1, 1]).key, "topology.radix");
+        assert_eq!(bad(3, 8, 9, [1, 1]).key, "topology.pods");
+        let e = bad(3, 40, 30, [2, 1]);
+        assert_eq!(e.key, "topology.taper");
+        assert!(e.expected.contains("\"3:2\""), "{}", e.expected);
+    }
+}
