@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::error::ConfigError;
+pub use crate::topology::Arrangement;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -23,14 +24,102 @@ pub struct Config {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TopologyConfig {
-    Torus { dims: Vec<u32>, concentration: u32 },
-    Mesh { dims: Vec<u32>, concentration: u32 },
+    Torus {
+        dims: Vec<u32>,
+        concentration: u32,
+    },
+    Mesh {
+        dims: Vec<u32>,
+        concentration: u32,
+    },
+    FatTree {
+        levels: u32,
+        radix: u32,
+        pods: u32,
+        taper: [u32; 2],
+    },
+    Dragonfly {
+        p: u32,
+        a: u32,
+        h: u32,
+        g: u32,
+        arrangement: Arrangement,
+    },
+    DragonflyRc {
+        p: u32,
+        rows: u32,
+        cols: u32,
+        local_links: u32,
+        h: u32,
+        g: u32,
+        arrangement: Arrangement,
+    },
+    DragonflyPlus {
+        p: u32,
+        leaves: u32,
+        spines: u32,
+        h: u32,
+        g: u32,
+        arrangement: Arrangement,
+    },
+    SlimFly {
+        q: u32,
+        p: u32,
+    },
+    Polarfly {
+        q: u32,
+        p: u32,
+    },
+    Jellyfish {
+        routers: u32,
+        degree: u32,
+        p: u32,
+        seed: u64,
+    },
+    Fishnet {
+        base: BaseGraph,
+        p: u32,
+    },
+    FishnetLite {
+        base: BaseGraph,
+        p: u32,
+    },
+    ExpressMesh {
+        dims: Vec<u32>,
+        gap: u32,
+        concentration: u32,
+    },
+    Custom {
+        graph: CustomGraph,
+        endpoints: Vec<u32>,
+    },
+}
+
+/// The diameter-2 graph a Fishnet is built from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum BaseGraph {
+    Petersen,
+    HoffmanSingleton,
+    SlimFly { q: u32 },
+    Polarfly { q: u32 },
+    Custom { graph: CustomGraph },
+}
+
+/// A user's router graph: links as (a, b, class index) triples.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomGraph {
+    pub routers: u32,
+    pub links: Vec<[u32; 3]>,
+    pub class_names: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RoutingConfig {
     Dor { allow_unsafe: bool },
+    Minimal {},
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod config;
+pub mod describe;
 pub mod engine;
 pub mod error;
 pub mod network;
@@ -47,8 +48,11 @@ pub fn describe(config: &Config) -> Result<Description, ConfigError> {
         network_links,
         ports_per_router: topo.ports_per_router(),
         link_classes: topo.link_class_names(),
-        diameter_hops: topo.known_diameter().unwrap_or(0),
-        average_distance_hops: topo.known_average_endpoint_distance().unwrap_or(f64::NAN),
+        diameter_hops: topo.known_diameter().unwrap_or_else(|| {
+            let g = analysis::RouterGraph::from_topology(topo);
+            analysis::distance_stats(&g, 20_000, 64, 1).diameter
+        }),
+        average_distance_hops: describe::average_endpoint_distance(topo),
     })
 }
 

@@ -2,6 +2,8 @@
 //! core JSON; one call runs a whole simulation with the GIL released; the summary comes back as
 //! a dict and each table as column buffers (docs/core-interface.md).
 
+use exanet_core::config::TopologyConfig;
+use exanet_core::describe::{describe_topology as describe_topology_core, DescribeOptions, Method};
 use exanet_core::stats::{Table, Value};
 use exanet_core::{describe, simulate, Config, DeadlockReport, RunOutput, SimError, StuckChannel};
 use pyo3::create_exception;
@@ -132,6 +134,65 @@ fn validate<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDi
     Ok(d)
 }
 
+/// Describes a topology (core-JSON `[topology]` table) without simulating: counts, distances,
+/// path diversity, bisection and balance, measured with the GIL released.
+#[pyfunction]
+fn describe_topology<'py>(
+    py: Python<'py>,
+    topology_json: &str,
+    options_json: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let topology: TopologyConfig = serde_json::from_str(topology_json).map_err(|e| {
+        ConfigError::new_err(("topology", topology_json.to_string(), e.to_string()))
+    })?;
+    let options: DescribeOptions = serde_json::from_str(options_json)
+        .map_err(|e| PyValueError::new_err(format!("describe options: {e}")))?;
+    let info = py
+        .detach(|| describe_topology_core(&topology, &options))
+        .map_err(config_error)?;
+    let d = PyDict::new(py);
+    d.set_item("family", info.family)?;
+    d.set_item("endpoints", info.endpoints)?;
+    d.set_item("routers", info.routers)?;
+    d.set_item("radix", info.radix)?;
+    d.set_item("network_links", info.network_links)?;
+    d.set_item("injection_links", info.endpoints)?;
+    let classes = PyDict::new(py);
+    for (name, count) in &info.links_by_class {
+        classes.set_item(name, count)?;
+    }
+    d.set_item("links_by_class", classes)?;
+    d.set_item("ports_used_min", info.ports_used_min)?;
+    d.set_item("ports_used_mean", info.ports_used_mean)?;
+    d.set_item("ports_used_max", info.ports_used_max)?;
+    d.set_item("ports_free", info.ports_free)?;
+    d.set_item("groups", info.groups)?;
+    d.set_item("diameter", info.diameter)?;
+    d.set_item("diameter_method", info.diameter_method.name())?;
+    d.set_item("router_diameter", info.router_diameter)?;
+    d.set_item("average_router_distance", info.average_router_distance)?;
+    d.set_item("average_endpoint_distance", info.average_endpoint_distance)?;
+    d.set_item("distance_method", info.distance_method.name())?;
+    d.set_item("distance_exact", info.distance_method != Method::Sampled)?;
+    d.set_item("distance_sources", info.distance_sources)?;
+    let pd = info.path_diversity.as_ref();
+    d.set_item("path_diversity_mean", pd.map(|p| p.mean))?;
+    d.set_item("path_diversity_min", pd.map(|p| p.min))?;
+    d.set_item("path_diversity_max", pd.map(|p| p.max))?;
+    d.set_item("path_diversity_pairs", pd.map(|p| p.pairs))?;
+    d.set_item("path_diversity_sources", pd.map(|p| p.sources))?;
+    d.set_item("bisection_links", info.bisection_links)?;
+    d.set_item("bisection_method", info.bisection_method.name())?;
+    d.set_item(
+        "bisection_partitioner_links",
+        info.bisection_partitioner_links,
+    )?;
+    d.set_item("balance", info.balance)?;
+    d.set_item("edges", info.edges)?;
+    d.set_item("router_groups", info.router_groups)?;
+    Ok(d)
+}
+
 /// Runs one simulation with the GIL released. `progress(dict)` is called about every
 /// `progress_interval_s` seconds; if it raises, the run stops and the exception propagates.
 #[pyfunction]
@@ -184,6 +245,7 @@ fn run(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(describe_topology, m)?)?;
     m.add_class::<RunResult>()?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;

@@ -67,7 +67,7 @@ impl Network {
         sum.set("network_links", Value::U64(network_links));
         sum.set(
             "average_distance_hops",
-            Value::F64(topo.known_average_endpoint_distance().unwrap_or(f64::NAN)),
+            Value::F64(crate::describe::average_endpoint_distance(topo)),
         );
         let mode = if self.config.run.duration_ps.is_some() {
             "fixed"

@@ -2,8 +2,10 @@
 //! router; a selection policy picks one using only what a router knows (its credit counts).
 
 mod dor;
+mod minimal;
 
 pub use dor::DimensionOrder;
+pub use minimal::MinimalTable;
 
 use crate::config::RoutingConfig;
 use crate::error::ConfigError;
@@ -123,6 +125,7 @@ pub fn build(
         RoutingConfig::Dor { allow_unsafe } => {
             Ok(Box::new(DimensionOrder::new(topology, vcs, *allow_unsafe)?))
         }
+        RoutingConfig::Minimal {} => Ok(Box::new(MinimalTable::new(topology, vcs)?)),
     }
 }
 

@@ -243,7 +243,8 @@ pub fn dragonfly(params: DragonflyParams) -> Result<PortGraph, ConfigError> {
     }
     let global_routers = params.shape.global_routers();
     let ports = global_routers.len() as u32 * params.h;
-    let router_of_port = |grp: u32, port: u32| grp * per_group + global_routers.start + port / params.h;
+    let router_of_port =
+        |grp: u32, port: u32| grp * per_group + global_routers.start + port / params.h;
     // The l-th port of group i leading to j pairs with the l-th port of j leading to i.
     let targets: Vec<Vec<u32>> = (0..g)
         .map(|i| port_targets(g, ports, i, params.arrangement))
@@ -251,7 +252,8 @@ pub fn dragonfly(params: DragonflyParams) -> Result<PortGraph, ConfigError> {
     let by_target: Vec<Vec<(u32, u32)>> = targets
         .iter()
         .map(|t| {
-            let mut v: Vec<(u32, u32)> = t.iter().enumerate().map(|(q, &j)| (j, q as u32)).collect();
+            let mut v: Vec<(u32, u32)> =
+                t.iter().enumerate().map(|(q, &j)| (j, q as u32)).collect();
             v.sort_unstable();
             v
         })
@@ -270,7 +272,9 @@ pub fn dragonfly(params: DragonflyParams) -> Result<PortGraph, ConfigError> {
                     class: 1,
                 });
                 // Global ports follow the local ones, in arrangement order.
-                edges.port_keys.push([per_group + port as u32, per_group + back]);
+                edges
+                    .port_keys
+                    .push([per_group + port as u32, per_group + back]);
             }
         }
     }
@@ -285,27 +289,23 @@ pub fn dragonfly(params: DragonflyParams) -> Result<PortGraph, ConfigError> {
         })
         .collect();
     let shape = params.shape;
-    let layout = Layout {
-        family: shape.family(),
-        label: Box::new(move |r| {
-            let (grp, local) = (r / per_group, r % per_group);
-            match shape {
-                GroupShape::RowColumn { cols, .. } => {
-                    format!("g{grp}.({},{})", local / cols, local % cols)
-                }
-                GroupShape::FatTree { leaves, .. } if local >= leaves => {
-                    format!("g{grp}.spine{}", local - leaves)
-                }
-                _ => format!("g{grp}.r{local}"),
+    let mut layout = Layout::new(shape.family(), move |r| {
+        let (grp, local) = (r / per_group, r % per_group);
+        match shape {
+            GroupShape::RowColumn { cols, .. } => {
+                format!("g{grp}.({},{})", local / cols, local % cols)
             }
-        }),
-        level: match shape {
-            GroupShape::FatTree { leaves, .. } => (0..routers)
-                .map(|r| u8::from(r % per_group >= leaves))
-                .collect(),
-            _ => Vec::new(),
-        },
-    };
+            GroupShape::FatTree { leaves, .. } if local >= leaves => {
+                format!("g{grp}.spine{}", local - leaves)
+            }
+            _ => format!("g{grp}.r{local}"),
+        }
+    });
+    if let GroupShape::FatTree { leaves, .. } = shape {
+        layout.level = (0..routers)
+            .map(|r| u8::from(r % per_group >= leaves))
+            .collect();
+    }
     PortGraph::new(edges, endpoints, layout)
 }
 
@@ -361,7 +361,11 @@ mod tests {
 
     #[test]
     fn maximal_dragonfly_has_one_link_per_group_pair_in_every_arrangement() {
-        for arrangement in [Arrangement::Absolute, Arrangement::Relative, Arrangement::Circulant] {
+        for arrangement in [
+            Arrangement::Absolute,
+            Arrangement::Relative,
+            Arrangement::Circulant,
+        ] {
             let t = a2a(2, 4, 2, 9, arrangement);
             // a h + 1 = 9 groups of 4 routers; 36 routers x 2 endpoints.
             assert_eq!(census(&t, 9), (72, 36, 9 * 6, 36, 1, 1));

@@ -144,18 +144,17 @@ pub fn fat_tree(params: FatTreeParams) -> Result<PortGraph, ConfigError> {
     let level = b.level;
     let label_levels = level.clone();
     let label_groups = b.edges.group.clone();
-    let layout = Layout {
-        family: "fat_tree",
-        label: Box::new(move |r| {
-            let l = label_levels[r as usize];
-            if u32::from(l) == params.levels - 1 {
-                format!("top.{r}")
-            } else {
-                format!("pod{}.L{l}.{r}", label_groups[r as usize])
-            }
-        }),
-        level,
-    };
+    let mut layout = Layout::new("fat_tree", move |r| {
+        let l = label_levels[r as usize];
+        if u32::from(l) == params.levels - 1 {
+            format!("top.{r}")
+        } else {
+            format!("pod{}.L{l}.{r}", label_groups[r as usize])
+        }
+    });
+    layout.level = level;
+    // Leaves of different pods meet only at the top.
+    layout.diameter = Some(2 * (params.levels - 1));
     PortGraph::new(b.edges, b.endpoints, layout)
 }
 

@@ -3,6 +3,7 @@
 
 mod dragonfly;
 pub mod edges;
+mod express_mesh;
 mod fat_tree;
 pub mod field;
 pub mod graphs;
@@ -10,11 +11,12 @@ mod port_graph;
 mod torus;
 
 pub use dragonfly::{dragonfly, Arrangement, DragonflyParams, GroupShape};
+pub use express_mesh::express_mesh;
 pub use fat_tree::{fat_tree, FatTreeParams};
 pub use port_graph::{Layout, PortGraph};
 pub use torus::Torus;
 
-use crate::config::TopologyConfig;
+use crate::config::{BaseGraph, CustomGraph, TopologyConfig};
 use crate::error::ConfigError;
 
 /// What a router port is wired to.
@@ -70,6 +72,13 @@ pub trait Topology: Send + Sync {
 
 /// Builds the topology a config describes, or says why it cannot exist.
 pub fn build(config: &TopologyConfig) -> Result<Box<dyn Topology>, ConfigError> {
+    let uniform = |edges: &edges::EdgeList, p: u32| vec![p; edges.routers as usize];
+    let graph = |family: &'static str, edges: edges::EdgeList, p: u32, diameter: Option<u32>| {
+        let endpoints = uniform(&edges, p);
+        let mut layout = Layout::new(family, |r| format!("r{r}"));
+        layout.diameter = diameter;
+        Ok(Box::new(PortGraph::new(edges, endpoints, layout)?) as Box<dyn Topology>)
+    };
     match config {
         TopologyConfig::Torus {
             dims,
@@ -79,5 +88,164 @@ pub fn build(config: &TopologyConfig) -> Result<Box<dyn Topology>, ConfigError> 
             dims,
             concentration,
         } => Ok(Box::new(Torus::new(dims, *concentration, false)?)),
+        TopologyConfig::FatTree {
+            levels,
+            radix,
+            pods,
+            taper,
+        } => Ok(Box::new(fat_tree(FatTreeParams {
+            levels: *levels,
+            radix: *radix,
+            pods: *pods,
+            taper: *taper,
+        })?)),
+        TopologyConfig::Dragonfly {
+            p,
+            a,
+            h,
+            g,
+            arrangement,
+        } => dragonfly_box(GroupShape::AllToAll { a: *a }, *p, *h, *g, *arrangement),
+        TopologyConfig::DragonflyRc {
+            p,
+            rows,
+            cols,
+            local_links,
+            h,
+            g,
+            arrangement,
+        } => dragonfly_box(
+            GroupShape::RowColumn {
+                rows: *rows,
+                cols: *cols,
+                local_links: *local_links,
+            },
+            *p,
+            *h,
+            *g,
+            *arrangement,
+        ),
+        TopologyConfig::DragonflyPlus {
+            p,
+            leaves,
+            spines,
+            h,
+            g,
+            arrangement,
+        } => dragonfly_box(
+            GroupShape::FatTree {
+                leaves: *leaves,
+                spines: *spines,
+            },
+            *p,
+            *h,
+            *g,
+            *arrangement,
+        ),
+        TopologyConfig::SlimFly { q, p } => graph("slim_fly", graphs::slim_fly(*q)?, *p, Some(2)),
+        TopologyConfig::Polarfly { q, p } => graph("polarfly", graphs::polarfly(*q)?, *p, Some(2)),
+        TopologyConfig::Jellyfish {
+            routers,
+            degree,
+            p,
+            seed,
+        } => graph(
+            "jellyfish",
+            graphs::jellyfish(*routers, *degree, *seed)?,
+            *p,
+            None,
+        ),
+        TopologyConfig::Fishnet { base, p } => graph(
+            "fishnet",
+            graphs::fishnet(&base_graph(base)?, false)?,
+            *p,
+            Some(4),
+        ),
+        TopologyConfig::FishnetLite { base, p } => graph(
+            "fishnet_lite",
+            graphs::fishnet(&base_graph(base)?, true)?,
+            *p,
+            Some(5),
+        ),
+        TopologyConfig::ExpressMesh {
+            dims,
+            gap,
+            concentration,
+        } => Ok(Box::new(express_mesh(dims, *gap, *concentration)?)),
+        TopologyConfig::Custom {
+            graph: g,
+            endpoints,
+        } => {
+            let edges = custom_graph(g, "topology.graph")?;
+            if endpoints.len() != edges.routers as usize {
+                return Err(ConfigError::new(
+                    "topology.endpoints",
+                    format!("{} entries", endpoints.len()),
+                    format!("one endpoint count per router ({} routers)", edges.routers),
+                ));
+            }
+            let layout = Layout::new("custom", |r| format!("r{r}"));
+            Ok(Box::new(PortGraph::new(edges, endpoints.clone(), layout)?))
+        }
     }
+}
+
+fn dragonfly_box(
+    shape: GroupShape,
+    p: u32,
+    h: u32,
+    g: u32,
+    arrangement: Arrangement,
+) -> Result<Box<dyn Topology>, ConfigError> {
+    Ok(Box::new(dragonfly(DragonflyParams {
+        shape,
+        p,
+        h,
+        g,
+        arrangement,
+    })?))
+}
+
+fn base_graph(base: &BaseGraph) -> Result<edges::EdgeList, ConfigError> {
+    match base {
+        BaseGraph::Petersen => Ok(graphs::petersen()),
+        BaseGraph::HoffmanSingleton => Ok(graphs::hoffman_singleton()),
+        BaseGraph::SlimFly { q } => graphs::slim_fly(*q),
+        BaseGraph::Polarfly { q } => graphs::polarfly(*q),
+        BaseGraph::Custom { graph } => custom_graph(graph, "topology.base.graph"),
+    }
+}
+
+/// Checks a user's graph: link ends exist, no self-loops, classes named.
+fn custom_graph(g: &CustomGraph, key: &str) -> Result<edges::EdgeList, ConfigError> {
+    if g.routers == 0 {
+        return Err(ConfigError::new(key, "0 routers", "at least one router"));
+    }
+    if g.class_names.is_empty() || g.class_names.len() > 255 {
+        return Err(ConfigError::new(
+            key,
+            format!("{} link classes", g.class_names.len()),
+            "between 1 and 255 link class names",
+        ));
+    }
+    let mut edges = edges::EdgeList {
+        routers: g.routers,
+        class_names: g.class_names.clone(),
+        ..Default::default()
+    };
+    for (i, &[a, b, class]) in g.links.iter().enumerate() {
+        if a >= g.routers || b >= g.routers || a == b || class as usize >= g.class_names.len() {
+            return Err(ConfigError::new(
+                key,
+                format!("link {i} = [{a}, {b}, class {class}]"),
+                format!(
+                    "two different routers below {} and a class below {}",
+                    g.routers,
+                    g.class_names.len()
+                ),
+            ));
+        }
+        edges.push(a, b, class as u8);
+    }
+    Ok(edges)
 }

@@ -23,6 +23,25 @@ pub struct Layout {
     pub label: Box<dyn Fn(u32) -> String + Send + Sync>,
     /// Tree level of every router (fat-tree families); empty elsewhere.
     pub level: Vec<u8>,
+    /// Closed forms the family knows (otherwise analysis measures them).
+    pub diameter: Option<u32>,
+    pub average_endpoint_distance: Option<f64>,
+}
+
+impl Layout {
+    /// A layout with a label function and nothing known in closed form.
+    pub fn new(
+        family: &'static str,
+        label: impl Fn(u32) -> String + Send + Sync + 'static,
+    ) -> Self {
+        Layout {
+            family,
+            label: Box::new(label),
+            level: Vec::new(),
+            diameter: None,
+            average_endpoint_distance: None,
+        }
+    }
 }
 
 /// Routers, their links and endpoints as port tables.
@@ -226,6 +245,14 @@ impl Topology for PortGraph {
     fn family(&self) -> &'static str {
         self.layout.family
     }
+
+    fn known_diameter(&self) -> Option<u32> {
+        self.layout.diameter
+    }
+
+    fn known_average_endpoint_distance(&self) -> Option<f64> {
+        self.layout.average_endpoint_distance
+    }
 }
 
 #[cfg(test)]
@@ -238,11 +265,7 @@ mod tests {
         e.push(1, 2, 0);
         e.push(2, 0, 1);
         e.push(0, 1, 1);
-        let layout = Layout {
-            family: "custom",
-            label: Box::new(|r| format!("r{r}")),
-            level: Vec::new(),
-        };
+        let layout = Layout::new("custom", |r| format!("r{r}"));
         PortGraph::new(e, vec![2, 0, 1], layout).unwrap()
     }
 
