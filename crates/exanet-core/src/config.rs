@@ -102,7 +102,6 @@ pub enum BaseGraph {
     Petersen,
     HoffmanSingleton,
     SlimFly { q: u32 },
-    Polarfly { q: u32 },
     Custom { graph: CustomGraph },
 }
 

@@ -33,7 +33,7 @@ impl Default for DescribeOptions {
             exact_limit: 100_000,
             samples: 256,
             path_sources: 32,
-            partition_limit: 5_000,
+            partition_limit: 20_000,
             restarts: 4,
             seed: 1,
             with_edges: false,

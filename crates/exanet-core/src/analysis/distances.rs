@@ -218,7 +218,7 @@ const CLUSTER_REACH: usize = 64 * BATCH;
 /// `sources` reordered so that every run of 64 is a ball in the graph, as far as one can be
 /// found: when the sources of a batch are close together, its wave is thin and each router is
 /// in it for few levels (a 4x4x4 block of a 3D torus rather than a row of 64).
-fn cluster_sources(g: &RouterGraph, sources: &[u32]) -> Vec<u32> {
+pub(super) fn cluster_sources(g: &RouterGraph, sources: &[u32]) -> Vec<u32> {
     let n = g.num_routers() as usize;
     let mut wanted = vec![false; n];
     for &s in sources {
@@ -307,7 +307,7 @@ fn parallel_map<S, R: Send>(
 
 /// What one batch of sources adds up.
 #[derive(Debug, Default, Clone, Copy)]
-struct BatchSums {
+pub(super) struct BatchSums {
     /// Reached ordered pairs (source in the batch) of distinct routers, and their distances.
     router_pairs: u128,
     router_dist: u128,
@@ -315,38 +315,41 @@ struct BatchSums {
     endpoint_pairs: u128,
     endpoint_dist: u128,
     diameter: u32,
-    router_diameter: u32,
+    pub(super) router_diameter: u32,
 }
 
 /// Per-router bit sets of one bit-parallel search, reused from batch to batch. Between levels
-/// `next` is all zero and `frontier` is non-zero exactly on `active`.
-struct Frontiers {
+/// `next` and `candidates` are all zero and `frontier` is non-zero exactly on `active`.
+pub(super) struct Frontiers {
     visited: Vec<u64>,
     /// Sources that reached a router at the last level.
     frontier: Vec<u64>,
     next: Vec<u64>,
-    /// Routers with a non-zero frontier.
+    /// Routers with a non-zero frontier, in increasing order.
     active: Vec<u32>,
-    /// Routers touched this level (push) or reached this level (pull).
-    touched: Vec<u32>,
+    /// Routers reached at this level.
+    reached: Vec<u32>,
+    /// One bit per router: next to an active router.
+    candidates: Vec<u64>,
 }
 
 impl Frontiers {
-    fn new(n: usize) -> Self {
+    pub(super) fn new(n: usize) -> Self {
         Frontiers {
             visited: vec![0; n],
             frontier: vec![0; n],
             next: vec![0; n],
             active: Vec::new(),
-            touched: Vec::new(),
+            reached: Vec::new(),
+            candidates: vec![0; n.div_ceil(64)],
         }
     }
 }
 
-/// A level is expanded by pushing from the active routers when their links are fewer than
-/// `1 / PUSH_FRACTION` of all links, else by pulling into every unfinished router. In networks
-/// of large diameter the wave of a batch is thin and pushing skips the routers it is not at.
-const PUSH_FRACTION: usize = 4;
+/// A level examines only the neighbours of the active routers when these have fewer than
+/// `1 / SPARSE_FRACTION` of all links, else every unfinished router. In networks of large
+/// diameter the wave of a batch is thin, and most routers are neither behind it nor in it.
+const SPARSE_FRACTION: u64 = 4;
 
 /// What one level of a batch adds up.
 #[derive(Default)]
@@ -355,24 +358,8 @@ struct Level {
     endpoint_pairs: u128,
 }
 
-impl Level {
-    /// Counts router `v`, with `endpoints`, newly reached from the sources in `new`; `planes`
-    /// give the sources' endpoints bit by bit.
-    #[inline]
-    fn add(&mut self, new: u64, endpoints: u32, planes: &[(u32, u64)]) {
-        self.reached += u64::from(new.count_ones());
-        if endpoints != 0 {
-            let weight: u64 = planes
-                .iter()
-                .map(|&(shift, mask)| u64::from((new & mask).count_ones()) << shift)
-                .sum();
-            self.endpoint_pairs += u128::from(endpoints) * u128::from(weight);
-        }
-    }
-}
-
 /// Breadth-first search from up to 64 sources at once.
-fn batch_search(g: &RouterGraph, sources: &[u32], f: &mut Frontiers) -> BatchSums {
+pub(super) fn batch_search(g: &RouterGraph, sources: &[u32], f: &mut Frontiers) -> BatchSums {
     let full = if sources.len() == BATCH {
         u64::MAX
     } else {
@@ -400,70 +387,71 @@ fn batch_search(g: &RouterGraph, sources: &[u32], f: &mut Frontiers) -> BatchSum
             }
         }
     }
+    f.active.sort_unstable();
     let Frontiers {
         visited,
         frontier,
         next,
         active,
-        touched,
+        reached,
+        candidates,
     } = f;
-    let endpoints = &g.endpoints;
     let offsets = &g.offsets;
-    let links_of = |v: u32| offsets[v as usize]..offsets[v as usize + 1];
+    let links_of = |v: usize| offsets[v] as usize..offsets[v + 1] as usize;
     for d in 1u32.. {
         let mut level = Level::default();
-        touched.clear();
-        let active_links: u64 = active.iter().map(|&v| links_of(v).end - links_of(v).start).sum();
-        if active_links * (PUSH_FRACTION as u64) < g.neighbors.len() as u64 {
-            for &v in active.iter() {
-                let from = frontier[v as usize];
-                for i in links_of(v) {
-                    let u = g.neighbors[i as usize] as usize;
-                    if next[u] == 0 {
-                        touched.push(u as u32);
-                    }
-                    next[u] |= from;
+        reached.clear();
+        // Router `v` gains the sources that reached a neighbour last level and not it yet.
+        let mut relax = |v: usize| {
+            let seen = visited[v];
+            if seen == full {
+                return;
+            }
+            let mut any = 0u64;
+            for &u in &g.neighbors[links_of(v)] {
+                any |= frontier[u as usize];
+            }
+            let new = any & !seen;
+            if new != 0 {
+                visited[v] = seen | new;
+                next[v] = new;
+                reached.push(v as u32);
+                level.reached += u64::from(new.count_ones());
+                if g.endpoints[v] != 0 {
+                    let weight: u64 = planes
+                        .iter()
+                        .map(|&(shift, mask)| u64::from((new & mask).count_ones()) << shift)
+                        .sum();
+                    level.endpoint_pairs += u128::from(g.endpoints[v]) * u128::from(weight);
                 }
             }
+        };
+        let active_links: u64 = active
+            .iter()
+            .map(|&v| links_of(v as usize).len() as u64)
+            .sum();
+        if active_links * SPARSE_FRACTION < g.neighbors.len() as u64 {
             for &v in active.iter() {
-                frontier[v as usize] = 0;
+                for &u in &g.neighbors[links_of(v as usize)] {
+                    candidates[u as usize / 64] |= 1 << (u % 64);
+                }
             }
-            active.clear();
-            for &u in touched.iter() {
-                let u = u as usize;
-                let new = next[u] & !visited[u];
-                next[u] = 0;
-                if new != 0 {
-                    visited[u] |= new;
-                    frontier[u] = new;
-                    active.push(u as u32);
-                    level.add(new, endpoints[u], &planes);
+            // In increasing order, so that the next level's `active` is sorted too.
+            for (w, word) in candidates.iter_mut().enumerate() {
+                let mut bits = std::mem::take(word);
+                while bits != 0 {
+                    relax(w * 64 + bits.trailing_zeros() as usize);
+                    bits &= bits - 1;
                 }
             }
         } else {
-            for v in 0..endpoints.len() {
-                let seen = visited[v];
-                if seen == full {
-                    continue;
-                }
-                let mut any = 0u64;
-                for &u in &g.neighbors[offsets[v] as usize..offsets[v + 1] as usize] {
-                    any |= frontier[u as usize];
-                }
-                let new = any & !seen;
-                if new != 0 {
-                    visited[v] = seen | new;
-                    next[v] = new;
-                    touched.push(v as u32);
-                    level.add(new, endpoints[v], &planes);
-                }
-            }
-            std::mem::swap(frontier, next);
-            for &v in active.iter() {
-                next[v as usize] = 0;
-            }
-            std::mem::swap(active, touched);
+            (0..g.endpoints.len()).for_each(&mut relax);
         }
+        std::mem::swap(frontier, next);
+        for &v in active.iter() {
+            next[v as usize] = 0;
+        }
+        std::mem::swap(active, reached);
         if level.reached == 0 {
             break;
         }

@@ -108,3 +108,32 @@ fn probe_speed() {
     let s = distance_stats(&g, u32::MAX, 0, 1);
     println!("18^4 exact: {:?} {:?}", t.elapsed(), s);
 }
+
+#[test]
+#[ignore]
+fn probe_batches() {
+    let g = RouterGraph::from_topology(&Torus::new(&[64, 64, 25], 1, true).unwrap());
+    let t = Instant::now();
+    let all: Vec<u32> = (0..g.num_routers()).collect();
+    let order = super::distances::cluster_sources(&g, &all);
+    println!("cluster {:?}", t.elapsed());
+    let tt = Torus::new(&[64, 64, 25], 1, true).unwrap();
+    use crate::topology::Topology;
+    for b in [0usize, 1, 100, 800, 1500] {
+        let batch = &order[b * 64..(b + 1) * 64];
+        let mut spread = 0;
+        for &x in batch {
+            for &y in batch {
+                spread = spread.max(tt.distance(x, y));
+            }
+        }
+        let mut f = super::distances::Frontiers::new(g.num_routers() as usize);
+        let t = Instant::now();
+        let s = super::distances::batch_search(&g, batch, &mut f);
+        println!(
+            "batch {b} spread {spread}: {:?} {:?}",
+            t.elapsed(),
+            s.router_diameter
+        );
+    }
+}

@@ -211,7 +211,6 @@ fn base_graph(base: &BaseGraph) -> Result<edges::EdgeList, ConfigError> {
         BaseGraph::Petersen => Ok(graphs::petersen()),
         BaseGraph::HoffmanSingleton => Ok(graphs::hoffman_singleton()),
         BaseGraph::SlimFly { q } => graphs::slim_fly(*q),
-        BaseGraph::Polarfly { q } => graphs::polarfly(*q),
         BaseGraph::Custom { graph } => custom_graph(graph, "topology.base.graph"),
     }
 }

@@ -1,0 +1,176 @@
+//! Structural description: closed forms against breadth-first search and the partitioner, and
+//! the diameters the literature gives for every family.
+
+use exanet_core::config::TopologyConfig;
+use exanet_core::describe::{describe_topology, DescribeOptions, Method, TopologyDescription};
+use exanet_core::topology::{self, Peer};
+use serde_json::{json, Value};
+
+fn describe(spec: Value) -> TopologyDescription {
+    let config: TopologyConfig = serde_json::from_value(spec).unwrap();
+    describe_topology(&config, &DescribeOptions::default()).unwrap()
+}
+
+/// The same topology measured with its closed forms hidden: a custom graph of the same links.
+fn measured_as_custom(d: &TopologyDescription, spec: Value) -> TopologyDescription {
+    let config: TopologyConfig = serde_json::from_value(spec).unwrap();
+    let options = DescribeOptions {
+        with_edges: true,
+        ..DescribeOptions::default()
+    };
+    let full = describe_topology(&config, &options).unwrap();
+    let links: Vec<[u32; 3]> = full.edges.unwrap();
+    let topo = topology::build(&config).unwrap();
+    let endpoints: Vec<u32> = (0..d.routers)
+        .map(|r| {
+            (0..topo.ports_per_router())
+                .filter(|&p| matches!(topo.peer(r, p), Peer::Endpoint(_)))
+                .count() as u32
+        })
+        .collect();
+    describe(
+        json!({"kind": "custom", "graph": {"routers": d.routers, "links": links,
+        "class_names": d.links_by_class.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>()},
+        "endpoints": endpoints}),
+    )
+}
+
+#[test]
+fn diameters_of_every_family_match_the_literature() {
+    let cases = [
+        (json!({"kind": "slim_fly", "q": 5, "p": 4}), 2),
+        (json!({"kind": "slim_fly", "q": 8, "p": 6}), 2),
+        (json!({"kind": "polarfly", "q": 7, "p": 4}), 2),
+        (
+            json!({"kind": "fishnet", "base": {"kind": "hoffman_singleton"}, "p": 4}),
+            4,
+        ),
+        (
+            json!({"kind": "fishnet_lite", "base": {"kind": "petersen"}, "p": 2}),
+            5,
+        ),
+        (
+            json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "absolute"}),
+            3,
+        ),
+        (
+            json!({"kind": "dragonfly_rc", "p": 2, "rows": 3, "cols": 4, "local_links": 1, "h": 2,
+                "g": 25, "arrangement": "relative"}),
+            5,
+        ),
+        (
+            json!({"kind": "fat_tree", "levels": 2, "radix": 8, "pods": 8, "taper": [1, 1]}),
+            2,
+        ),
+        (
+            json!({"kind": "fat_tree", "levels": 4, "radix": 6, "pods": 6, "taper": [1, 1]}),
+            6,
+        ),
+        (
+            json!({"kind": "express_mesh", "dims": [4, 3, 5], "gap": 1, "concentration": 1}),
+            3,
+        ),
+        (
+            json!({"kind": "torus", "dims": [5, 4, 6], "concentration": 1}),
+            2 + 2 + 3,
+        ),
+    ];
+    for (spec, diameter) in cases {
+        let d = describe(spec.clone());
+        assert_eq!(d.diameter, diameter, "{spec}");
+        // Closed forms agree with exhaustive search on the same links.
+        let m = measured_as_custom(&d, spec.clone());
+        assert_eq!(m.diameter_method, Method::Exact);
+        assert_eq!(m.diameter, diameter, "{spec} measured");
+        assert!(
+            (m.average_endpoint_distance - d.average_endpoint_distance).abs() < 1e-9,
+            "{spec}: {} vs {}",
+            m.average_endpoint_distance,
+            d.average_endpoint_distance
+        );
+    }
+}
+
+#[test]
+fn closed_form_bisections_equal_the_partitioners_minimum_on_small_instances() {
+    let cases = [
+        // 2 N / k for an even-radix torus.
+        (
+            json!({"kind": "torus", "dims": [8, 8], "concentration": 1}),
+            16,
+        ),
+        (
+            json!({"kind": "mesh", "dims": [6, 6], "concentration": 2}),
+            6,
+        ),
+        // Half the leaves' up-links: 8 leaves x 2.
+        (
+            json!({"kind": "fat_tree", "levels": 3, "radix": 4, "pods": 4, "taper": [1, 1]}),
+            8,
+        ),
+        // HyperX 4 x 4: 4 lines x 2 x 2 crossing pairs.
+        (
+            json!({"kind": "express_mesh", "dims": [4, 4], "gap": 1, "concentration": 1}),
+            16,
+        ),
+    ];
+    for (spec, links) in cases {
+        let d = describe(spec.clone());
+        assert_eq!(d.bisection_method, Method::ClosedForm, "{spec}");
+        assert_eq!(d.bisection_links, Some(links), "{spec}");
+        assert_eq!(d.bisection_partitioner_links, Some(links), "{spec}");
+    }
+}
+
+#[test]
+fn graph_families_report_the_partitioners_cut_as_an_upper_bound() {
+    let d = describe(json!({"kind": "slim_fly", "q": 5, "p": 4}));
+    assert_eq!(d.bisection_method, Method::Partitioner);
+    let cut = d.bisection_links.unwrap();
+    // No split of 50 routers of degree 7 can cut more than all links, and a 25/25 split of an
+    // expander cuts a good share of them.
+    assert!(cut > 0 && cut < d.network_links, "{cut}");
+}
+
+#[test]
+fn counts_balance_and_ports() {
+    // 004 Iso-N A2A dragonfly: 17,400 links, balance 2 x 17,400 / (12,000 x 3) = 0.967.
+    let d = describe(
+        json!({"kind": "dragonfly", "p": 10, "a": 20, "h": 10, "g": 60,
+                            "arrangement": "absolute"}),
+    );
+    assert_eq!(
+        (d.endpoints, d.routers, d.network_links),
+        (12_000, 1_200, 17_400)
+    );
+    assert_eq!(
+        d.links_by_class,
+        vec![("local".into(), 11_400), ("global".into(), 6_000)]
+    );
+    assert!((d.balance - 34_800.0 / 36_000.0).abs() < 1e-12);
+    assert_eq!(
+        (d.ports_used_min, d.ports_used_max, d.ports_free),
+        (39, 39, 0)
+    );
+    assert_eq!(d.groups, Some(60));
+    // A tapered fat-tree leaves no port free either; a 2-level one with fewer leaves does.
+    let t =
+        describe(json!({"kind": "fat_tree", "levels": 2, "radix": 8, "pods": 6, "taper": [1, 1]}));
+    assert_eq!((t.routers, t.endpoints), (6 + 3, 24));
+    assert_eq!(t.ports_free, 3 * 8 - 24);
+}
+
+#[test]
+fn path_diversity_counts_minimal_routes() {
+    // A 3-level full fat-tree of radix 4: leaves in different pods have (k/2)^2 = 4 minimal
+    // paths, leaves of one pod 2.
+    let d =
+        describe(json!({"kind": "fat_tree", "levels": 3, "radix": 4, "pods": 4, "taper": [1, 1]}));
+    let p = d.path_diversity.unwrap();
+    assert_eq!((p.min, p.max), (2, 4));
+    // A maximal dragonfly with one global link per pair: a single minimal path between routers
+    // of different groups.
+    let d = describe(json!({"kind": "dragonfly", "p": 1, "a": 4, "h": 1, "g": 5,
+                            "arrangement": "relative"}));
+    assert_eq!(d.path_diversity.unwrap().min, 1);
+}
