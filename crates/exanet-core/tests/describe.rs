@@ -174,3 +174,114 @@ fn path_diversity_counts_minimal_routes() {
                             "arrangement": "relative"}));
     assert_eq!(d.path_diversity.unwrap().min, 1);
 }
+
+#[test]
+fn wiring_is_symmetric_and_within_the_radix_for_every_family() {
+    let cases = [
+        (
+            json!({"kind": "fat_tree", "levels": 3, "radix": 8, "pods": 6, "taper": [1, 1]}),
+            8,
+        ),
+        (
+            json!({"kind": "fat_tree", "levels": 4, "radix": 10, "pods": 7, "taper": [3, 2]}),
+            10,
+        ),
+        (
+            json!({"kind": "dragonfly", "p": 3, "a": 6, "h": 3, "g": 12, "arrangement": "circulant"}),
+            3 + 5 + 3,
+        ),
+        (
+            json!({"kind": "dragonfly_rc", "p": 2, "rows": 2, "cols": 3, "local_links": 2, "h": 2,
+                "g": 8, "arrangement": "absolute"}),
+            2 + 2 * (1 + 2) + 2,
+        ),
+        (
+            json!({"kind": "dragonfly_plus", "p": 4, "leaves": 4, "spines": 4, "h": 4, "g": 10,
+                "arrangement": "relative"}),
+            8,
+        ),
+        (json!({"kind": "slim_fly", "q": 9, "p": 7}), 13 + 7),
+        (json!({"kind": "polarfly", "q": 8, "p": 4}), 9 + 4),
+        (
+            json!({"kind": "jellyfish", "routers": 30, "degree": 6, "p": 3, "seed": 9}),
+            9,
+        ),
+        (
+            json!({"kind": "fishnet", "base": {"kind": "slim_fly", "q": 3}, "p": 2}),
+            2 * 5 + 2,
+        ),
+        (
+            json!({"kind": "fishnet_lite", "base": {"kind": "hoffman_singleton"}, "p": 3}),
+            7 + 1 + 3,
+        ),
+        (
+            json!({"kind": "express_mesh", "dims": [7, 5], "gap": 3, "concentration": 2}),
+            2 + 3 + 2,
+        ),
+    ];
+    for (spec, radix) in cases {
+        let config: TopologyConfig = serde_json::from_value(spec.clone()).unwrap();
+        let t = topology::build(&config).unwrap();
+        assert_eq!(usize::from(t.ports_per_router()), radix, "{spec}");
+        let mut endpoints_seen = vec![false; t.num_endpoints() as usize];
+        for r in 0..t.num_routers() {
+            for p in 0..t.ports_per_router() {
+                match t.peer(r, p) {
+                    Peer::Router { router, port } => {
+                        assert_ne!(router, r, "{spec}: self-loop");
+                        assert_eq!(
+                            t.peer(router, port),
+                            Peer::Router { router: r, port: p },
+                            "{spec}"
+                        );
+                        assert_eq!(t.link_class(r, p), t.link_class(router, port), "{spec}");
+                    }
+                    Peer::Endpoint(e) => {
+                        assert!(!endpoints_seen[e as usize], "{spec}: endpoint {e} twice");
+                        endpoints_seen[e as usize] = true;
+                        assert_eq!(t.endpoint_attachment(e), (r, p), "{spec}");
+                    }
+                    Peer::Unconnected => {}
+                }
+            }
+        }
+        assert!(
+            endpoints_seen.iter().all(|&s| s),
+            "{spec}: an endpoint hangs nowhere"
+        );
+    }
+}
+
+#[test]
+fn impossible_designs_name_the_parameter_and_what_would_work() {
+    let err = |spec: Value| {
+        let config: TopologyConfig = serde_json::from_value(spec).unwrap();
+        describe_topology(&config, &DescribeOptions::default()).unwrap_err()
+    };
+    let e = err(json!({"kind": "slim_fly", "q": 6, "p": 4}));
+    assert_eq!(e.key, "topology.q");
+    assert!(
+        e.expected.contains('5') && e.expected.contains('7'),
+        "{}",
+        e.expected
+    );
+    let e = err(json!({"kind": "fat_tree", "levels": 3, "radix": 40, "pods": 30, "taper": [2, 1]}));
+    assert_eq!(e.key, "topology.taper");
+    let e = err(
+        json!({"kind": "fishnet", "base": {"kind": "custom", "graph": {"routers": 6,
+        "links": [[0,1,0],[1,2,0],[2,3,0],[3,4,0],[4,5,0],[5,0,0]], "class_names": ["local"]}},
+        "p": 1}),
+    );
+    assert_eq!(e.key, "topology.base");
+    let e = err(
+        json!({"kind": "custom", "graph": {"routers": 3, "links": [[0, 3, 0]],
+        "class_names": ["network"]}, "endpoints": [1, 1, 1]}),
+    );
+    assert_eq!(e.key, "topology.graph");
+    assert!(e.value.contains("link 0"), "{}", e.value);
+    let e = err(
+        json!({"kind": "custom", "graph": {"routers": 4, "links": [[0, 1, 0], [2, 3, 0]],
+        "class_names": ["network"]}, "endpoints": [1, 1, 1, 1]}),
+    );
+    assert!(e.expected.contains("connected"), "{}", e.expected);
+}
