@@ -6,6 +6,7 @@ from exanet.api import simulate, validate
 from exanet.config import Config
 from exanet.errors import ConfigError, DeadlockError, ExanetError
 from exanet.result import Result
+from exanet.structure import TopologyInfo, from_edge_list, from_networkx, topology
 
 try:
     __version__ = version("exanet")
@@ -18,7 +19,11 @@ __all__ = [
     "DeadlockError",
     "ExanetError",
     "Result",
+    "TopologyInfo",
     "__version__",
+    "from_edge_list",
+    "from_networkx",
     "simulate",
+    "topology",
     "validate",
 ]

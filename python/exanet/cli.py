@@ -13,6 +13,7 @@ from rich.table import Table
 
 import exanet
 from exanet import api
+from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
 from exanet.display import format_number, headline_table
 from exanet.errors import DeadlockError, ExanetError
@@ -49,6 +50,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(topo_app, name="topo")
 
 P = ParamSpec("P")
 

@@ -30,6 +30,14 @@ from pydantic import (
 
 from exanet._validation import FieldError, format_key, format_value, to_config_error
 from exanet.errors import ConfigError
+from exanet.topologies import (
+    TOPOLOGY_DESCRIPTION,
+    Topology,
+    default_routing_kind,
+    resolve_paths,
+)
+from exanet.topologies import MeshTopology as MeshTopology  # re-exported: they lived here
+from exanet.topologies import TorusTopology as TorusTopology
 from exanet.units import (
     format_bandwidth_bytes_per_s,
     format_size_bytes,
@@ -67,34 +75,6 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
 
-class _GridTopology(_Section):
-    kind: str  # narrowed to one Literal tag by each topology
-    dims: list[Annotated[StrictInt, Field(ge=2)]] = Field(
-        min_length=1, description="routers along each dimension, each >= 2, e.g. [8, 8]"
-    )
-    concentration: Annotated[StrictInt, Field(ge=1)] = Field(
-        1, description="endpoints attached to each router"
-    )
-
-    def to_core(self) -> dict[str, Any]:
-        return {"kind": self.kind, "dims": list(self.dims), "concentration": self.concentration}
-
-
-class TorusTopology(_GridTopology):
-    """k-ary n-cube: a grid of routers with wrap-around links in every dimension."""
-
-    kind: Literal["torus"]
-
-
-class MeshTopology(_GridTopology):
-    """A grid of routers without wrap-around links."""
-
-    kind: Literal["mesh"]
-
-
-Topology = Annotated[TorusTopology | MeshTopology, Field(discriminator="kind")]
-
-
 class DorRouting(_Section):
     """Dimension-order routing (dateline virtual channels on tori)."""
 
@@ -107,6 +87,24 @@ class DorRouting(_Section):
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": self.kind, "allow_unsafe": self.allow_unsafe}
+
+
+class MinimalRouting(_Section):
+    """Table-driven minimal routing on any topology: every hop takes a port on a shortest path
+    (the one with most credits when several are); hop i travels on VC i, so it needs
+    router.vcs >= the diameter."""
+
+    kind: Literal["minimal"] = "minimal"
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+
+Routing = Annotated[DorRouting | MinimalRouting, Field(discriminator="kind")]
+ROUTING_DESCRIPTION = (
+    "the routing; kind = dor (dimension order, torus and mesh) or minimal (any topology); "
+    "default dor on a torus or mesh, minimal on every other topology"
+)
 
 
 class RouterConfig(_Section):
@@ -301,8 +299,8 @@ class Config(_Section):
     seed: Annotated[StrictInt, Field(ge=0, lt=2**64)] = Field(
         1, description="master seed of all random streams"
     )
-    topology: Topology = Field(description="the network topology; kind = torus or mesh")
-    routing: DorRouting = Field(default_factory=DorRouting)
+    topology: Topology = Field(description=TOPOLOGY_DESCRIPTION)
+    routing: Routing | None = Field(None, description=ROUTING_DESCRIPTION)
     router: RouterConfig = Field(default_factory=RouterConfig)
     links: LinksConfig = Field(default_factory=LinksConfig)
     nic: NicConfig = Field(default_factory=NicConfig)
@@ -312,6 +310,28 @@ class Config(_Section):
     def __init__(self, /, **data: Any) -> None:
         with _config_errors(data):
             super().__init__(**data)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _routing_kind(cls, data: Any) -> Any:
+        """A [routing] table without a kind takes the topology's default routing kind."""
+        if not isinstance(data, Mapping):
+            return data
+        routing = data.get("routing")
+        if isinstance(routing, Mapping) and "kind" not in routing:
+            kind = default_routing_kind(_topology_kind(data.get("topology")))
+            return {**data, "routing": {"kind": kind, **routing}}
+        return data
+
+    @model_validator(mode="after")
+    def _default_routing(self) -> Config:
+        """No routing given: dimension order on a torus or mesh, minimal elsewhere. The default
+        stays unset, so a copy with another topology kind gets that kind's default."""
+        if self.routing is None:
+            kind = default_routing_kind(self.topology.kind)
+            routing = DorRouting() if kind == "dor" else MinimalRouting()
+            object.__setattr__(self, "routing", routing)
+        return self
 
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> Config:
@@ -326,8 +346,9 @@ class Config(_Section):
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str]) -> Config:
-        """Read and validate a TOML config file; raises ConfigError."""
-        return cls.from_dict(read_toml(path))
+        """Read and validate a TOML config file; raises ConfigError. Relative edge-list paths
+        in its [topology] are taken relative to the file's directory."""
+        return cls.from_dict(read_config_toml(path))
 
     def to_core(self) -> dict[str, Any]:
         """The config in core units, as the JSON document `exanet._core` takes."""
@@ -341,6 +362,21 @@ class Config(_Section):
             "traffic": self.traffic.to_core(),
             "run": self.run.to_core(),
         }
+
+
+def _topology_kind(topology: Any) -> str | None:
+    if isinstance(topology, Mapping):
+        kind = topology.get("kind")
+        return kind if isinstance(kind, str) else None
+    return getattr(topology, "kind", None)
+
+
+def read_config_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """`read_toml`, with relative edge-list paths of [topology] made relative to the file."""
+    raw = read_toml(path)
+    if "topology" in raw:
+        raw["topology"] = resolve_paths(raw["topology"], os.path.dirname(os.path.abspath(path)))
+    return raw
 
 
 def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -411,7 +447,7 @@ def load(
     elif isinstance(source, Mapping):
         raw = source
     elif isinstance(source, (str, os.PathLike)):
-        raw = read_toml(source)
+        raw = read_config_toml(source)
     else:
         raise TypeError(f"expected a Config, a mapping or a path, not {type(source).__name__}")
     return Config.from_dict(apply_overrides(raw, overrides))

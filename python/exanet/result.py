@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from exanet.config import Config
+from exanet.topologies import topology_label
 
 
 class CoreRunResult(Protocol):
@@ -68,10 +69,8 @@ class Result:
         return outdir
 
     def __repr__(self) -> str:
-        topology = self.config.topology
-        dims = "x".join(map(str, topology.dims))
         return (
-            f"<Result {topology.kind} {dims}, load {self.config.traffic.load}: "
+            f"<Result {topology_label(self.config.topology)}, load {self.config.traffic.load}: "
             f"{len(self.summary)} summary statistics>"
         )
 

@@ -36,7 +36,7 @@ def test_tables_are_built_on_first_access_only():
     assert len(result.links) == 3
     assert len(result.endpoints) == 4
     assert run.tables_built == ["endpoints", "links"]
-    assert "torus 2x2" in repr(result)
+    assert "2x2 torus" in repr(result)
 
 
 def test_write(tmp_path):
