@@ -37,10 +37,11 @@ pub fn cut_links(g: &RouterGraph, side: &[bool]) -> u64 {
 /// Run 0 refines `initial` when given, so the result never cuts more links than it; the others
 /// start from random balanced splits drawn under `seed`. Deterministic for a seed.
 ///
-/// Balanced means the two sides' endpoints differ by at most `slack`: 0 when every router with
-/// endpoints has the same number `c` of them and there is an even number of such routers, `c`
-/// when that number is odd, and otherwise the most endpoints on one router (an exact half is a
-/// subset-sum problem).
+/// Balanced means the two sides' endpoints differ by at most: 0 when every router with
+/// endpoints has the same number of them and there is an even number of such routers, and
+/// otherwise the most endpoints on one router (one router's worth when their number is odd; with
+/// unequal counts an exact half is a subset-sum problem). With no endpoints at all, routers
+/// count as one endpoint each.
 ///
 /// # Panics
 /// If `initial` has the wrong length or is not balanced.
@@ -112,12 +113,9 @@ impl<'a> Fm<'a> {
         }
         let max_w = weight.iter().copied().max().unwrap_or(0);
         let weighted: Vec<u64> = weight.iter().copied().filter(|&w| w > 0).collect();
-        let slack = if weighted.iter().all(|&w| w == max_w) {
-            if weighted.len() % 2 == 0 {
-                0
-            } else {
-                max_w
-            }
+        let equal = weighted.iter().all(|&w| w == max_w);
+        let slack = if equal && weighted.len() % 2 == 0 {
+            0
         } else {
             max_w
         };
@@ -164,10 +162,10 @@ impl<'a> Fm<'a> {
         let mut diff = 0i128;
         for v in order {
             let w = i128::from(self.weight[v as usize]);
-            let s = match diff {
-                _ if w == 0 => rng.random_bool(0.5),
-                0 => rng.random_bool(0.5),
-                d => d < 0,
+            let s = if w == 0 || diff == 0 {
+                rng.random_bool(0.5)
+            } else {
+                diff < 0
             };
             side[v as usize] = s;
             diff += if s { w } else { -w };

@@ -44,7 +44,7 @@ pub struct DistanceStats {
 }
 
 /// Distance figures, exact when the graph has at most `exact_limit` routers, else estimated
-/// from `samples` sources drawn without replacement under `seed`.
+/// from `samples` sources (at least one) drawn without replacement under `seed`.
 ///
 /// The endpoint mean weights every source by its endpoints (a ratio estimator), so sampling a
 /// router with no endpoints costs a search but biases nothing.
@@ -65,7 +65,7 @@ pub(crate) fn distance_stats_threads(
     let sources: Vec<u32> = if exact {
         (0..n).collect()
     } else {
-        sample_sorted(
+        sample(
             (0..n).collect(),
             samples.max(1) as usize,
             seed,
@@ -137,7 +137,7 @@ pub fn path_diversity(g: &RouterGraph, sources: u32, seed: u64) -> PathDiversity
     let chosen = if sources as usize >= hosts.len() {
         hosts.clone()
     } else {
-        sample_sorted(hosts.clone(), sources as usize, seed, DIVERSITY_STREAM)
+        sample(hosts.clone(), sources as usize, seed, DIVERSITY_STREAM)
     };
     let per_source = parallel_map(
         chosen.len(),
@@ -200,15 +200,10 @@ fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// `k` distinct elements of `pool` drawn under (seed, stream), sorted: sorted sources are
-/// neighbours in id, which for most families means neighbours in the network, so a batch
-/// finishes in fewer levels.
-fn sample_sorted(mut pool: Vec<u32>, k: usize, seed: u64, stream: u64) -> Vec<u32> {
+/// `k` distinct elements of `pool`, drawn under (seed, stream).
+fn sample(mut pool: Vec<u32>, k: usize, seed: u64, stream: u64) -> Vec<u32> {
     let mut rng = entity_stream(seed, stream);
-    let (chosen, _) = pool.partial_shuffle(&mut rng, k);
-    let mut chosen = chosen.to_vec();
-    chosen.sort_unstable();
-    chosen
+    pool.partial_shuffle(&mut rng, k).0.to_vec()
 }
 
 /// Most routers one batch's search for nearby sources visits before it settles for the next
@@ -218,7 +213,7 @@ const CLUSTER_REACH: usize = 64 * BATCH;
 /// `sources` reordered so that every run of 64 is a ball in the graph, as far as one can be
 /// found: when the sources of a batch are close together, its wave is thin and each router is
 /// in it for few levels (a 4x4x4 block of a 3D torus rather than a row of 64).
-pub(super) fn cluster_sources(g: &RouterGraph, sources: &[u32]) -> Vec<u32> {
+fn cluster_sources(g: &RouterGraph, sources: &[u32]) -> Vec<u32> {
     let n = g.num_routers() as usize;
     let mut wanted = vec![false; n];
     for &s in sources {
@@ -307,7 +302,7 @@ fn parallel_map<S, R: Send>(
 
 /// What one batch of sources adds up.
 #[derive(Debug, Default, Clone, Copy)]
-pub(super) struct BatchSums {
+struct BatchSums {
     /// Reached ordered pairs (source in the batch) of distinct routers, and their distances.
     router_pairs: u128,
     router_dist: u128,
@@ -315,12 +310,12 @@ pub(super) struct BatchSums {
     endpoint_pairs: u128,
     endpoint_dist: u128,
     diameter: u32,
-    pub(super) router_diameter: u32,
+    router_diameter: u32,
 }
 
 /// Per-router bit sets of one bit-parallel search, reused from batch to batch. Between levels
 /// `next` and `candidates` are all zero and `frontier` is non-zero exactly on `active`.
-pub(super) struct Frontiers {
+struct Frontiers {
     visited: Vec<u64>,
     /// Sources that reached a router at the last level.
     frontier: Vec<u64>,
@@ -334,7 +329,7 @@ pub(super) struct Frontiers {
 }
 
 impl Frontiers {
-    pub(super) fn new(n: usize) -> Self {
+    fn new(n: usize) -> Self {
         Frontiers {
             visited: vec![0; n],
             frontier: vec![0; n],
@@ -349,7 +344,7 @@ impl Frontiers {
 /// A level examines only the neighbours of the active routers when these have fewer than
 /// `1 / SPARSE_FRACTION` of all links, else every unfinished router. In networks of large
 /// diameter the wave of a batch is thin, and most routers are neither behind it nor in it.
-const SPARSE_FRACTION: u64 = 4;
+const SPARSE_FRACTION: u64 = 2;
 
 /// What one level of a batch adds up.
 #[derive(Default)]
@@ -359,7 +354,7 @@ struct Level {
 }
 
 /// Breadth-first search from up to 64 sources at once.
-pub(super) fn batch_search(g: &RouterGraph, sources: &[u32], f: &mut Frontiers) -> BatchSums {
+fn batch_search(g: &RouterGraph, sources: &[u32], f: &mut Frontiers) -> BatchSums {
     let full = if sources.len() == BATCH {
         u64::MAX
     } else {
@@ -401,6 +396,11 @@ pub(super) fn batch_search(g: &RouterGraph, sources: &[u32], f: &mut Frontiers) 
     for d in 1u32.. {
         let mut level = Level::default();
         reached.clear();
+        let active_links: u64 = active
+            .iter()
+            .map(|&v| links_of(v as usize).len() as u64)
+            .sum();
+        let sparse = active_links * SPARSE_FRACTION < g.neighbors.len() as u64;
         // Router `v` gains the sources that reached a neighbour last level and not it yet.
         let mut relax = |v: usize| {
             let seen = visited[v];
@@ -426,11 +426,7 @@ pub(super) fn batch_search(g: &RouterGraph, sources: &[u32], f: &mut Frontiers) 
                 }
             }
         };
-        let active_links: u64 = active
-            .iter()
-            .map(|&v| links_of(v as usize).len() as u64)
-            .sum();
-        if active_links * SPARSE_FRACTION < g.neighbors.len() as u64 {
+        if sparse {
             for &v in active.iter() {
                 for &u in &g.neighbors[links_of(v as usize)] {
                     candidates[u as usize / 64] |= 1 << (u % 64);
@@ -541,7 +537,11 @@ mod tests {
             (&[5, 3][..], 3, true),
         ] {
             let t = Torus::new(dims, c, wrap).unwrap();
-            let s = distance_stats(&RouterGraph::from_topology(&t), 1 << 20, 0, 1);
+            let g = RouterGraph::from_topology(&t);
+            let s = distance_stats(&g, 1 << 20, 0, 1);
+            for threads in [1, 3] {
+                assert_eq!(s, distance_stats_threads(&g, 1 << 20, 0, 1, threads));
+            }
             assert_eq!(s.diameter, t.diameter(), "{dims:?}");
             assert_eq!(s.router_diameter, t.diameter(), "{dims:?}");
             assert!(approx(
@@ -637,7 +637,7 @@ mod tests {
             }
             // Sampled: the same figures over the sampled sources.
             let sampled = distance_stats_threads(&g, n - 1, 65, 5, 2);
-            let chosen = sample_sorted(all, 65, 5, DISTANCE_STREAM);
+            let chosen = sample(all, 65, 5, DISTANCE_STREAM);
             assert_eq!(sampled, reference_stats(&g, &chosen));
             assert!(!sampled.exact);
             assert_eq!(sampled.sources, 65);

@@ -8,4 +8,3 @@ mod graph;
 pub use bisection::{cut_links, min_bisection, Bisection};
 pub use distances::{bfs_distances, distance_stats, path_diversity, DistanceStats, PathDiversity};
 pub use graph::RouterGraph;
-mod probe;
