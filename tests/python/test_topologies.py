@@ -19,8 +19,6 @@ from exanet.topologies import (
     valid_tapers,
 )
 
-HAS_DESCRIBE = hasattr(_core, "describe_topology")
-needs_describe = pytest.mark.skipif(not HAS_DESCRIBE, reason="core without describe_topology")
 
 # (user-facing [topology] table, the core JSON it must become)
 ROUND_TRIPS = [
@@ -443,7 +441,6 @@ def test_topology_errors_are_config_errors(tmp_path):
     assert caught.value.key == "topology"
 
 
-@needs_describe
 def test_describe_torus_4x4():
     info = exanet.topology(kind="torus", dims=[4, 4]).describe()
     assert info["routers"] == 16 and info["endpoints"] == 16
@@ -456,7 +453,6 @@ def test_describe_torus_4x4():
     assert info["cost_optical_links"] + info["cost_copper_links"] == 32
 
 
-@needs_describe
 def test_describe_dragonfly():
     info = exanet.topology(kind="dragonfly", p=2, a=4, h=2, g=9).describe()
     assert info["routers"] == 36
@@ -468,21 +464,18 @@ def test_describe_dragonfly():
     assert info["cost_copper_links"] == 54 and info["cost_optical_links"] == 36
 
 
-@needs_describe
 def test_describe_uses_the_config_link_bandwidth(tmp_path):
     path = tmp_path / "t.toml"
     path.write_text('[topology]\nkind = "torus"\ndims = [4, 4]\n[links]\nbandwidth = "50GB/s"\n')
     assert exanet.topology(path).describe()["bisection_gbytes_per_s"] == pytest.approx(400.0)
 
 
-@needs_describe
 def test_describe_rejects_bad_options():
     with pytest.raises(ConfigError) as caught:
         exanet.topology(kind="torus", dims=[4, 4]).describe(samples=-1)
     assert caught.value.key == "samples"
 
 
-@needs_describe
 def test_describe_frame_has_one_row_per_metric():
     info = exanet.topology(kind="dragonfly", p=2, a=4, h=2, g=9)
     frame = info.describe_frame()
@@ -494,7 +487,6 @@ def test_describe_frame_has_one_row_per_metric():
     assert frame["metric"].is_unique
 
 
-@needs_describe
 def test_from_networkx_petersen_equals_the_fishnet_base():
     networkx = pytest.importorskip("networkx")
     info = exanet.from_networkx(networkx.petersen_graph())
@@ -511,7 +503,6 @@ def test_from_networkx_petersen_equals_the_fishnet_base():
     assert ours["routers"] == 110
 
 
-@needs_describe
 def test_from_networkx_classes_labels_and_endpoints():
     networkx = pytest.importorskip("networkx")
     graph = networkx.Graph()
@@ -526,7 +517,6 @@ def test_from_networkx_classes_labels_and_endpoints():
     assert sorted(back.edges()) == [(0, 1), (1, 2)]
 
 
-@needs_describe
 def test_from_edge_list(tmp_path):
     path = tmp_path / "ring.edges"
     path.write_text("\n".join(f"{i} {(i + 1) % 6}" for i in range(6)) + "\n")
@@ -536,14 +526,12 @@ def test_from_edge_list(tmp_path):
     assert described["bisection_links"] == 2
 
 
-@needs_describe
 def test_describe_core_error_is_a_config_error():
     with pytest.raises(ConfigError) as caught:
         exanet.topology(kind="slim_fly", q=6).describe()
     assert caught.value.key == "topology.q"
 
 
-@needs_describe
 def test_describe_rows_group_every_figure():
     info = exanet.topology(kind="torus", dims=[4, 4]).describe()
     rows = describe_rows(info)
@@ -556,7 +544,6 @@ def test_describe_rows_group_every_figure():
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-@needs_describe
 @pytest.mark.parametrize(
     "table",
     [
@@ -575,7 +562,6 @@ def test_draw_writes_a_png(tmp_path, table):
     assert len(data) > 5_000
 
 
-@needs_describe
 def test_draw_refuses_large_networks(tmp_path):
     with pytest.raises(ConfigError) as caught:
         exanet.topology(kind="torus", dims=[64, 64]).draw(tmp_path / "big.png")
@@ -585,7 +571,6 @@ def test_draw_refuses_large_networks(tmp_path):
     assert not (tmp_path / "big.png").exists()
 
 
-@needs_describe
 def test_draw_rejects_an_unknown_layout(tmp_path):
     with pytest.raises(ConfigError) as caught:
         exanet.topology(kind="torus", dims=[4, 4]).draw(tmp_path / "x.png", layout="radial")
@@ -596,3 +581,19 @@ def test_topology_info_repr_names_the_kind():
     info = TopologyInfo(parse_topology({"kind": "slim_fly", "q": 5}))
     assert repr(info) == "<TopologyInfo slim_fly: q=5, p=4>"
     assert not math.isnan(info.links.bandwidth)
+
+
+def test_the_core_builds_bhateles_twenty_designs_with_the_counted_figures():
+    """Two routes to one number: iso.counts by formula, the core by building every link."""
+    from exanet.iso import bhatele2019
+
+    for design in bhatele2019():
+        core = parse_topology(design.topology).to_core()
+        options = {"exact_limit": 0, "samples": 1, "path_sources": 1, "partition_limit": 0}
+        facts = _core.describe_topology(json.dumps(core), json.dumps(options))
+        assert (facts["endpoints"], facts["routers"], facts["network_links"]) == (
+            design.nodes,
+            design.routers,
+            design.links,
+        ), (design.constraint, design.family)
+        assert facts["links_by_class"] == design.links_by_class, (design.constraint, design.family)
