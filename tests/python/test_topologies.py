@@ -19,7 +19,6 @@ from exanet.topologies import (
     valid_tapers,
 )
 
-
 # (user-facing [topology] table, the core JSON it must become)
 ROUND_TRIPS = [
     (
