@@ -156,6 +156,8 @@ pub struct Network {
     pub(super) dirty_outputs: Vec<u16>,
     pub(super) is_dirty: Vec<bool>,
     pub(super) candidates: Candidates,
+    /// Bytes of one VC buffer (router-to-router), for weighing candidates.
+    pub(super) vc_buffer_bytes: u32,
 }
 
 impl Network {
@@ -272,6 +274,7 @@ impl Network {
             dirty_outputs: Vec::with_capacity(ports),
             is_dirty: vec![false; ports],
             candidates: Candidates::new(),
+            vc_buffer_bytes: config.router.vc_buffer_bytes as u32,
             topology,
         })
     }

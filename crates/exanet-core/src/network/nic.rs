@@ -10,8 +10,9 @@
 
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
-use super::state::{flow_hash, Message, NEVER};
+use super::state::{flow_hash, route_random, Message, NEVER};
 use crate::engine::{Scheduler, Time};
+use crate::routing::NO_VIA;
 
 impl Network {
     /// Draws endpoint `e`'s message due at its `next_gen` and the time of the one after.
@@ -103,6 +104,9 @@ impl Network {
                 dst_port,
                 hops: 0,
                 measured,
+                route_via: NO_VIA,
+                route_phase: 0,
+                route_random: route_random(src, gen_ps, i as u32),
             });
             self.nics[src as usize].queue.push(id, &mut self.packets);
             self.stats.generated += 1;

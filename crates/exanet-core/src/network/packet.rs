@@ -2,6 +2,7 @@
 //! 8 bytes each and moving a packet never allocates.
 
 use crate::engine::Time;
+use crate::routing::RouteState;
 
 pub type PacketId = u32;
 pub const NO_PACKET: PacketId = u32::MAX;
@@ -31,6 +32,28 @@ pub struct Packet {
     pub hops: u16,
     /// Generated inside the measurement window.
     pub measured: bool,
+    /// Routing state carried between routers ([`RouteState`], stored flat so that a packet
+    /// stays one cache line).
+    pub route_via: u32,
+    pub route_phase: u8,
+    /// Random bits for the packet's routing choices, fixed at creation.
+    pub route_random: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 64);
+
+impl Packet {
+    pub fn route(&self) -> RouteState {
+        RouteState {
+            phase: self.route_phase,
+            via: self.route_via,
+        }
+    }
+
+    pub fn set_route(&mut self, state: RouteState) {
+        self.route_phase = state.phase;
+        self.route_via = state.via;
+    }
 }
 
 /// Slab of packets with a free list.

@@ -6,7 +6,7 @@ use super::packet::PacketId;
 use super::state::{NEVER, NIC_CLASS};
 use crate::config::Arbitration;
 use crate::engine::{Scheduler, Time};
-use crate::routing::{select_most_credits, vcs_in, RouteQuery};
+use crate::routing::{select, vcs_in, RouteQuery};
 use crate::topology::Peer;
 
 /// The winner of one arbitration round: an input's request bit and the output VC.
@@ -75,7 +75,8 @@ impl Network {
     fn route_head(&mut self, now: Time, router: u32, port: u16, vc: u8) {
         let in_index = self.port_index(router, port);
         let input = in_index * self.vcs + usize::from(vc);
-        let packet = &self.packets[self.input_vcs[input].queue.head];
+        let head = self.input_vcs[input].queue.head;
+        let packet = &self.packets[head];
         let (bytes, tail_ps) = (packet.bytes, packet.tail_ps);
         let query = RouteQuery {
             router,
@@ -84,16 +85,22 @@ impl Network {
             injected: self.port_class[in_index] == NIC_CLASS,
             dst_router: packet.dst_router,
             dst_port: packet.dst_port,
+            state: packet.route(),
+            random: packet.route_random,
         };
         self.candidates.clear();
         self.routing.route(&query, &mut self.candidates);
         let base = router as usize * self.ports;
         let vcs = self.vcs;
         let credits = &self.credits;
-        let chosen =
-            self.candidates.as_slice()[select_most_credits(self.candidates.as_slice(), |p, v| {
-                credits[(base + usize::from(p)) * vcs + v as usize]
-            })];
+        let chosen = self.candidates.as_slice()[select(
+            self.candidates.as_slice(),
+            self.vc_buffer_bytes,
+            vcs as u32,
+            |p, v| credits[(base + usize::from(p)) * vcs + v as usize],
+        )];
+        // The packet leaves on the chosen way, so its state changes now.
+        self.packets[head].set_route(chosen.next);
         let out_index = base + usize::from(chosen.port);
         // Cut-through: the tail may not leave before it has arrived, which can bind only while
         // the tail is still arriving and only when the output link is the faster one.

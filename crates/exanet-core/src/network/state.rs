@@ -12,6 +12,16 @@ pub(super) fn flow_hash(src: u32, dst: u32) -> u64 {
     z ^ (z >> 29)
 }
 
+/// A packet's routing random bits: a hash of its identity (source, creation time, index in its
+/// message), so they do not depend on event order or on how entities are partitioned.
+#[inline]
+pub(super) fn route_random(src: u32, gen_ps: u64, index: u32) -> u32 {
+    let z =
+        (gen_ps ^ (u64::from(src) << 40) ^ u64::from(index)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let z = (z ^ (z >> 31)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z >> 32) as u32
+}
+
 /// "No time": an unset wake-up.
 pub(super) const NEVER: Time = Time::MAX;
 /// Link class code of endpoint (NIC) ports and of unconnected ports.

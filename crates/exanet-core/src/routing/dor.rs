@@ -5,6 +5,8 @@
 //! dimension. Minimal routes cross a dateline at most once per dimension, so neither class
 //! closes a cycle. A mesh has no wrap-around links and needs one VC.
 
+#[cfg(test)]
+use super::RouteState;
 use super::{Candidate, Candidates, RouteQuery, RoutingFunction};
 use crate::error::ConfigError;
 use crate::topology::{Topology, Torus};
@@ -83,16 +85,14 @@ impl RoutingFunction for DimensionOrder {
                 && self.class_masks[1] & (1 << q.in_vc) != 0
                 && self.class_masks[0] & (1 << q.in_vc) == 0;
             let class = usize::from(crosses_dateline || was_class1);
-            out.push(Candidate {
-                port,
-                vc_mask: self.class_masks[class],
-            });
+            out.push(Candidate::keep(port, self.class_masks[class], q.state));
             return;
         }
-        out.push(Candidate {
-            port: q.dst_port,
-            vc_mask: self.class_masks[0] | self.class_masks[1],
-        });
+        out.push(Candidate::keep(
+            q.dst_port,
+            self.class_masks[0] | self.class_masks[1],
+            q.state,
+        ));
     }
 }
 
@@ -123,6 +123,8 @@ mod tests {
                         injected,
                         dst_router,
                         dst_port,
+                        state: RouteState::default(),
+                        random: 0,
                     };
                     dor.route(&q, &mut cands);
                     assert_eq!(cands.as_slice().len(), 1);
@@ -170,6 +172,8 @@ mod tests {
                     injected,
                     dst_router: dst,
                     dst_port: 2,
+                    state: RouteState::default(),
+                    random: 0,
                 },
                 &mut cands,
             );
@@ -178,24 +182,15 @@ mod tests {
         // From 6 to 1 going up: 6->7 class 0, 7->0 wrap link class 1, 0->1 stays class 1.
         assert_eq!(
             route(6, 2, 0, true, 1),
-            Candidate {
-                port: 0,
-                vc_mask: 0b01
-            }
+            Candidate::keep(0, 0b01, RouteState::default())
         );
         assert_eq!(
             route(7, 1, 0, false, 1),
-            Candidate {
-                port: 0,
-                vc_mask: 0b10
-            }
+            Candidate::keep(0, 0b10, RouteState::default())
         );
         assert_eq!(
             route(0, 1, 1, false, 1),
-            Candidate {
-                port: 0,
-                vc_mask: 0b10
-            }
+            Candidate::keep(0, 0b10, RouteState::default())
         );
         // Tie (offset 4 of 8): even coordinates go up, odd ones go down.
         assert_eq!(route(2, 2, 0, true, 6).port, 0);

@@ -129,10 +129,7 @@ impl RoutingFunction for MinimalTable {
             u32::from(q.in_vc) + 1
         };
         if q.router == q.dst_router {
-            out.push(Candidate {
-                port: q.dst_port,
-                vc_mask: self.all_vcs,
-            });
+            out.push(Candidate::keep(q.dst_port, self.all_vcs, q.state));
             return;
         }
         // Distances are symmetric: read the destination's row.
@@ -146,10 +143,7 @@ impl RoutingFunction for MinimalTable {
         for i in 0..count {
             let (port, nb) = closer[(start + i) % count];
             if row[nb as usize] + 1 == here {
-                out.push(Candidate {
-                    port,
-                    vc_mask: 1 << vc,
-                });
+                out.push(Candidate::keep(port, 1 << vc, q.state));
                 if out.as_slice().len() == Candidates::CAPACITY {
                     return;
                 }

@@ -11,11 +11,39 @@ use crate::config::RoutingConfig;
 use crate::error::ConfigError;
 use crate::topology::Topology;
 
-/// One way forward: an output port and the VCs (bit set) the packet may take on it.
+/// Routing state a packet carries from router to router (a few bytes, DESIGN §6): the phase of
+/// a multi-phase route and its intermediate (router or group).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct RouteState {
+    pub phase: u8,
+    pub via: u32,
+}
+
+/// `RouteState::via` of a packet without an intermediate.
+pub const NO_VIA: u32 = u32::MAX;
+
+/// One way forward: an output port, the VCs (bit set) the packet may take on it, and the state
+/// it carries if it goes this way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Candidate {
     pub port: u16,
     pub vc_mask: u32,
+    pub next: RouteState,
+    /// Hops left to the destination along this way, for weighing ways of different length
+    /// (UGAL); equal for ways of one length.
+    pub hops: u8,
+}
+
+impl Candidate {
+    /// A way that keeps the packet's state; `hops` 0 when all ways are equally long.
+    pub fn keep(port: u16, vc_mask: u32, state: RouteState) -> Self {
+        Candidate {
+            port,
+            vc_mask,
+            next: state,
+            hops: 0,
+        }
+    }
 }
 
 /// Most routing functions offer a handful of candidates; this is a fixed-size list so that
@@ -31,10 +59,7 @@ impl Candidates {
 
     pub fn new() -> Self {
         Candidates {
-            items: [Candidate {
-                port: 0,
-                vc_mask: 0,
-            }; Self::CAPACITY],
+            items: [Candidate::keep(0, 0, RouteState::default()); Self::CAPACITY],
             len: 0,
         }
     }
@@ -71,6 +96,11 @@ pub struct RouteQuery {
     pub dst_router: u32,
     /// The port of `dst_router` the destination endpoint hangs on.
     pub dst_port: u16,
+    /// The packet's routing state.
+    pub state: RouteState,
+    /// Random bits fixed for the packet's life (oblivious choices, Valiant intermediates):
+    /// derived from the packet's identity, so independent of event order and partitioning.
+    pub random: u32,
 }
 
 /// A routing function. Implementations must be deadlock-free for the topologies `build` accepts
@@ -79,9 +109,44 @@ pub trait RoutingFunction: Send + Sync {
     fn route(&self, query: &RouteQuery, out: &mut Candidates);
 }
 
+/// Picks a candidate from local state only. Ways of one length: the one whose best VC holds
+/// the most credits (first on ties). Ways of different lengths (UGAL): the smallest queued bytes
+/// downstream x hops left, the first on ties. `credits(port, vc)` is the upstream view of
+/// downstream buffer space; `buffer` the bytes of one VC buffer. Returns the chosen index.
+pub fn select(
+    candidates: &[Candidate],
+    buffer: u32,
+    vcs: u32,
+    credits: impl Fn(u16, u32) -> u32,
+) -> usize {
+    if candidates.len() == 1 {
+        return 0;
+    }
+    let weighed = candidates.iter().any(|c| c.hops != candidates[0].hops);
+    if !weighed {
+        return select_most_credits(candidates, credits);
+    }
+    let score = |c: &Candidate| {
+        let free: u64 = (0..vcs).map(|vc| u64::from(credits(c.port, vc))).sum();
+        let queued =
+            u64::from(buffer) * u64::from(vcs) - free.min(u64::from(buffer) * u64::from(vcs));
+        // +1 byte: an empty queue still costs its hops.
+        (queued + 1) * u64::from(c.hops)
+    };
+    let mut best = 0;
+    let mut best_score = score(&candidates[0]);
+    for (i, c) in candidates.iter().enumerate().skip(1) {
+        let s = score(c);
+        if s < best_score {
+            best = i;
+            best_score = s;
+        }
+    }
+    best
+}
+
 /// Picks the candidate whose best VC holds the most credits (first candidate on ties): the
-/// selection an adaptive router makes from local state. `credits(port, vc)` is the upstream
-/// view of downstream buffer space. Returns the index of the chosen candidate.
+/// selection an adaptive router makes among equally long ways.
 pub fn select_most_credits(candidates: &[Candidate], credits: impl Fn(u16, u32) -> u32) -> usize {
     if candidates.len() == 1 {
         return 0;
@@ -136,18 +201,9 @@ mod tests {
     #[test]
     fn selection_prefers_most_credits_then_first() {
         let cands = [
-            Candidate {
-                port: 0,
-                vc_mask: 0b01,
-            },
-            Candidate {
-                port: 1,
-                vc_mask: 0b11,
-            },
-            Candidate {
-                port: 2,
-                vc_mask: 0b10,
-            },
+            Candidate::keep(0, 0b01, RouteState::default()),
+            Candidate::keep(1, 0b11, RouteState::default()),
+            Candidate::keep(2, 0b10, RouteState::default()),
         ];
         let credits = |port: u16, vc: u32| [[10, 0], [5, 20], [0, 20]][port as usize][vc as usize];
         assert_eq!(select_most_credits(&cands, credits), 1);
