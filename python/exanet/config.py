@@ -67,6 +67,7 @@ TrafficPattern = Literal[
     "tornado",
     "neighbor",
     "random_permutation",
+    "group_shift",
     "hotspot",
 ]
 
@@ -91,19 +92,44 @@ class DorRouting(_Section):
 
 class MinimalRouting(_Section):
     """Table-driven minimal routing on any topology: every hop takes a port on a shortest path
-    (the one with most credits when several are); hop i travels on VC i, so it needs
-    router.vcs >= the diameter."""
+    (adaptive: the one with most credits; oblivious: one picked by the packet's random bits);
+    hop i travels on VC i, so it needs router.vcs >= the diameter."""
 
     kind: Literal["minimal"] = "minimal"
+    adaptive: StrictBool = Field(
+        True, description="choose among minimal ports by credits (false: oblivious random)"
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": self.kind, "adaptive": self.adaptive}
+
+
+class ValiantRouting(_Section):
+    """Valiant: minimal to a random intermediate router, then minimal to the destination;
+    hop i on VC i, so it needs router.vcs >= twice the largest router distance."""
+
+    kind: Literal["valiant"]
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": self.kind}
 
 
-Routing = Annotated[DorRouting | MinimalRouting, Field(discriminator="kind")]
+class UgalLRouting(_Section):
+    """UGAL-L: at the source, the minimal or the Valiant way, whichever has the smaller queued
+    bytes x hops on its first link (local information only); VCs as Valiant."""
+
+    kind: Literal["ugal_l"]
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+
+Routing = Annotated[
+    DorRouting | MinimalRouting | ValiantRouting | UgalLRouting, Field(discriminator="kind")
+]
 ROUTING_DESCRIPTION = (
-    "the routing; kind = dor (dimension order, torus and mesh) or minimal (any topology); "
-    "default dor on a torus or mesh, minimal on every other topology"
+    "the routing; kind = dor (dimension order, torus and mesh), minimal, valiant or ugal_l "
+    "(any topology); default dor on a torus or mesh, minimal on every other topology"
 )
 
 

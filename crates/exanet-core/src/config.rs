@@ -117,8 +117,19 @@ pub struct CustomGraph {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RoutingConfig {
-    Dor { allow_unsafe: bool },
-    Minimal {},
+    Dor {
+        allow_unsafe: bool,
+    },
+    Minimal {
+        #[serde(default = "yes")]
+        adaptive: bool,
+    },
+    Valiant {},
+    UgalL {},
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -174,6 +185,7 @@ pub enum Pattern {
     Neighbor,
     RandomPermutation,
     Hotspot,
+    GroupShift,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

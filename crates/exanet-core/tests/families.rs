@@ -8,6 +8,15 @@ use exanet_core::describe;
 use exanet_core::stats::Value;
 use serde_json::{json, Value as Json};
 
+/// Families whose minimal routes cross at most one global link (the literature's minimal).
+const HIERARCHICAL: [&str; 5] = [
+    "dragonfly",
+    "dragonfly_rc",
+    "dragonfly_plus",
+    "fishnet",
+    "fishnet_lite",
+];
+
 fn families() -> Vec<(&'static str, Json, u32)> {
     vec![
         (
@@ -96,11 +105,21 @@ fn light_load_hops_equal_the_exact_average_distance() {
         let s = &out.summary;
         let measured = s.f64("hops_mean");
         let packets = s.u64("packets_delivered") as f64;
-        // Minimal routing takes exactly the minimal distance: only sampling error remains.
-        assert!(
-            (measured - exact).abs() < 4.0 * exact / packets.sqrt() + 0.02,
-            "{name}: measured {measured} vs exact {exact} over {packets} packets"
-        );
+        let noise = 4.0 * exact / packets.sqrt() + 0.02;
+        if HIERARCHICAL.contains(&name) {
+            // Hierarchical minimal (at most one global link) is never shorter than the graph's
+            // shortest path and may be longer where two global links make a shortcut.
+            assert!(
+                measured > exact - noise && measured < exact + 1.0,
+                "{name}: measured {measured} vs graph distance {exact}"
+            );
+        } else {
+            // Minimal routing takes exactly the minimal distance: only sampling error remains.
+            assert!(
+                (measured - exact).abs() < noise,
+                "{name}: measured {measured} vs exact {exact} over {packets} packets"
+            );
+        }
     }
 }
 
@@ -118,4 +137,111 @@ fn dimension_order_routing_needs_coordinates() {
     let config = with(&[("topology", topology)]);
     let err = describe(&config).unwrap_err();
     assert_eq!(err.key, "routing.kind");
+}
+
+fn dragonfly_run(routing: Json, pattern: &str, load: f64) -> exanet_core::RunOutput {
+    let topology =
+        json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"});
+    run_ok(&with(&[
+        ("topology", topology),
+        ("routing", routing),
+        ("router.vcs", json!(6)),
+        ("traffic.pattern", json!(pattern)),
+        ("traffic.load", json!(load)),
+        ("run.warmup_ps", json!(5_000_000)),
+        ("run.measure_ps", json!(20_000_000)),
+        ("run.drain", json!("none")),
+    ]))
+}
+
+#[test]
+fn group_adversarial_traffic_needs_nonminimal_routing_on_a_dragonfly() {
+    // One global link joins groups i and i+1; 8 endpoints share it under minimal routing:
+    // accepted load <= 1/8 of injection bandwidth. Valiant spreads over every group (bound 1/2).
+    let accepted = |routing: Json| {
+        let out = dragonfly_run(routing, "group_shift", 0.5);
+        out.summary.f64("accepted_load")
+    };
+    let minimal = accepted(json!({"kind": "minimal", "adaptive": true}));
+    let valiant = accepted(json!({"kind": "valiant"}));
+    let ugal = accepted(json!({"kind": "ugal_l"}));
+    assert!(minimal <= 0.125 * 1.05, "minimal {minimal}");
+    assert!(
+        valiant > 2.5 * minimal,
+        "valiant {valiant} vs minimal {minimal}"
+    );
+    assert!(ugal > 2.0 * minimal, "ugal_l {ugal} vs minimal {minimal}");
+}
+
+#[test]
+fn under_uniform_traffic_minimal_beats_valiant_and_ugal_tracks_minimal() {
+    let summary = |routing: Json| dragonfly_run(routing, "uniform", 0.2).summary;
+    let minimal = summary(json!({"kind": "minimal", "adaptive": true}));
+    let valiant = summary(json!({"kind": "valiant"}));
+    let ugal = summary(json!({"kind": "ugal_l"}));
+    let hops = |s: &exanet_core::stats::Summary| s.f64("hops_mean");
+    let latency = |s: &exanet_core::stats::Summary| s.f64("latency_ns_mean");
+    assert!(latency(&minimal) < latency(&valiant));
+    assert!(hops(&valiant) > hops(&minimal) + 1.0);
+    assert!(
+        hops(&ugal) < hops(&minimal) + 0.5 * (hops(&valiant) - hops(&minimal)),
+        "ugal {} minimal {} valiant {}",
+        hops(&ugal),
+        hops(&minimal),
+        hops(&valiant)
+    );
+}
+
+#[test]
+fn oblivious_minimal_routes_are_minimal_too() {
+    let out = dragonfly_run(
+        json!({"kind": "minimal", "adaptive": false}),
+        "uniform",
+        0.05,
+    );
+    let config = with(&[
+        (
+            "topology",
+            json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"}),
+        ),
+        ("routing", json!({"kind": "minimal"})),
+        ("router.vcs", json!(6)),
+    ]);
+    let exact = describe(&config).unwrap().average_distance_hops;
+    let measured = out.summary.f64("hops_mean");
+    let packets = out.summary.u64("packets_delivered") as f64;
+    assert!((measured - exact).abs() < 4.0 * exact / packets.sqrt() + 0.02);
+}
+
+#[test]
+fn every_scheme_on_every_family_survives_full_load_and_conserves_packets() {
+    for (name, topology, _) in families() {
+        for routing in [
+            json!({"kind": "minimal", "adaptive": false}),
+            json!({"kind": "valiant"}),
+            json!({"kind": "ugal_l"}),
+        ] {
+            let config = with(&[
+                ("topology", topology.clone()),
+                ("routing", routing.clone()),
+                ("router.vcs", json!(10)),
+                ("traffic.load", json!(1.0)),
+                ("run.warmup_ps", json!(1_000_000)),
+                ("run.measure_ps", json!(4_000_000)),
+                ("run.drain", json!("all")),
+            ]);
+            let out = common::run(&config).unwrap_or_else(|e| panic!("{name} {routing}: {e}"));
+            let s = &out.summary;
+            assert_eq!(
+                s.get("delivery_checksum_ok"),
+                Some(&Value::Bool(true)),
+                "{name} {routing}"
+            );
+            assert_eq!(
+                s.u64("packets_injected"),
+                s.u64("packets_delivered"),
+                "{name} {routing}"
+            );
+        }
+    }
 }

@@ -1,17 +1,40 @@
-//! Minimal routing on any topology, table-driven: a packet may take any port whose router is one
-//! hop closer to its destination, and the router picks the one with the most credits. VC i
-//! carries a packet's i-th hop, so VC indices strictly increase along every path and the
-//! channel-dependency graph is acyclic whatever the topology: deadlock-free with as many VCs as
-//! the diameter. (The routing issue adds schemes that need fewer VCs.)
+//! Table-driven routing on any topology, from an all-pairs distance table: minimal (adaptive
+//! among all ports one hop closer, or oblivious: one of them by the packet's random bits),
+//! Valiant (minimal to a random intermediate router, then minimal to the destination) and UGAL-L
+//! (at the source, the minimal or the Valiant way, whichever has the smaller queued bytes x hops
+//! on its first link). VC i carries a packet's i-th hop, so VC indices strictly increase along
+//! every path and the channel-dependency graph is acyclic whatever the topology: deadlock-free
+//! with as many VCs as the longest path (the diameter for minimal, twice the router diameter
+//! for Valiant and UGAL-L).
 
-use super::{Candidate, Candidates, RouteQuery, RoutingFunction};
+use super::groups::GroupDistances;
+use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
 use crate::error::ConfigError;
 use crate::topology::{Peer, Topology};
 
 /// Largest topology whose all-pairs distance table (one byte per router pair) is built.
 pub const MAX_TABLE_ROUTERS: u32 = 8192;
 
+/// Which ways a packet may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableScheme {
+    Minimal { adaptive: bool },
+    Valiant,
+    UgalL,
+}
+
+impl TableScheme {
+    fn name(self) -> &'static str {
+        match self {
+            TableScheme::Minimal { .. } => "minimal",
+            TableScheme::Valiant => "valiant",
+            TableScheme::UgalL => "ugal_l",
+        }
+    }
+}
+
 pub struct MinimalTable {
+    scheme: TableScheme,
     routers: usize,
     /// `distance[a * routers + b]`, router hops.
     distance: Vec<u8>,
@@ -19,19 +42,34 @@ pub struct MinimalTable {
     neighbours: Vec<Vec<(u16, u32)>>,
     /// Every VC: ejection may use any.
     all_vcs: u32,
+    /// Dragonflies and Fishnets: minimal means at most one global link, and Valiant's
+    /// intermediate is a group.
+    hierarchy: Option<GroupDistances>,
 }
 
+/// Families whose minimal route is hierarchical (local, global, local).
+const HIERARCHICAL: [&str; 5] = [
+    "dragonfly",
+    "dragonfly_rc",
+    "dragonfly_plus",
+    "fishnet",
+    "fishnet_lite",
+];
+
 impl MinimalTable {
-    pub fn new(topology: &dyn Topology, vcs: u32) -> Result<Self, ConfigError> {
+    pub fn new(
+        topology: &dyn Topology,
+        vcs: u32,
+        scheme: TableScheme,
+    ) -> Result<Self, ConfigError> {
         let n = topology.num_routers();
         if n > MAX_TABLE_ROUTERS {
             return Err(ConfigError::new(
                 "routing.kind",
-                "\"minimal\"",
+                format!("\"{}\"", scheme.name()),
                 format!(
-                    "a topology of at most {MAX_TABLE_ROUTERS} routers for table-driven minimal \
-                     routing (this one has {n}); use a family with arithmetic routing (torus: \
-                     \"dor\")"
+                    "a topology of at most {MAX_TABLE_ROUTERS} routers for table-driven routing \
+                     (this one has {n}); use a family with arithmetic routing (torus: \"dor\")"
                 ),
             ));
         }
@@ -79,23 +117,53 @@ impl MinimalTable {
                 diameter = diameter.max(d);
             }
         }
-        if vcs < u32::from(diameter) {
+        let hierarchy = HIERARCHICAL
+            .contains(&topology.family())
+            .then(|| {
+                (0..n)
+                    .map(|r| topology.group(r))
+                    .collect::<Option<Vec<u32>>>()
+            })
+            .flatten()
+            .map(|group| GroupDistances::new(group, &neighbours));
+        let longest = match (&hierarchy, scheme) {
+            (Some(h), TableScheme::Minimal { .. }) => {
+                u32::from(h.longest()) + u32::from(h.local_diameter())
+            }
+            (Some(h), _) => 2 * u32::from(h.longest()) + u32::from(h.local_diameter()),
+            (None, TableScheme::Minimal { .. }) => u32::from(diameter),
+            (None, _) => {
+                // Any router may be the intermediate: twice the largest router distance.
+                2 * u32::from(
+                    distance
+                        .iter()
+                        .copied()
+                        .filter(|&d| d != u8::MAX)
+                        .max()
+                        .unwrap_or(0),
+                )
+            }
+        };
+        if vcs < longest {
             return Err(ConfigError::new(
                 "router.vcs",
                 vcs.to_string(),
                 format!(
-                    "at least {diameter} VCs for minimal routing on this {}: VC i carries hop \
-                     i, which keeps the channel-dependency graph acyclic, and the longest \
-                     minimal path has {diameter} hops",
+                    "at least {longest} VCs for {} routing on this {}: VC i carries hop i, \
+                     which keeps the channel-dependency graph acyclic, and the longest path \
+                     has {longest} hops",
+                    scheme.name(),
                     topology.family()
                 ),
             ));
         }
         Ok(MinimalTable {
+            scheme,
             routers,
             distance,
             neighbours,
             all_vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
+            hierarchy,
         })
     }
 }
@@ -121,6 +189,173 @@ fn bfs_row(neighbours: &[Vec<(u16, u32)>], src: usize, row: &mut [u8]) {
     }
 }
 
+impl MinimalTable {
+    fn distance(&self, a: u32, b: u32) -> u8 {
+        self.distance[b as usize * self.routers + a as usize]
+    }
+
+    /// Pushes the ports of `router` one hop closer to `target` (all of them, or the one the
+    /// packet's random bits pick when oblivious), up to `limit` candidates.
+    #[allow(clippy::too_many_arguments)]
+    fn closer_ports(
+        &self,
+        router: u32,
+        target: u32,
+        vc: u32,
+        next: RouteState,
+        hops: u8,
+        oblivious: Option<u32>,
+        limit: usize,
+        out: &mut Candidates,
+    ) {
+        // Distances are symmetric: read the target's row.
+        let row = &self.distance[target as usize * self.routers..][..self.routers];
+        let here = row[router as usize];
+        let ports: &[(u16, u32)] = &self.neighbours[router as usize];
+        let count = ports.len();
+        let closer = |i: usize| row[ports[i].1 as usize] + 1 == here;
+        if let Some(random) = oblivious {
+            let options = (0..count).filter(|&i| closer(i)).count();
+            if let Some(i) = (0..count)
+                .filter(|&i| closer(i))
+                .nth(random as usize % options.max(1))
+            {
+                out.push(Candidate {
+                    port: ports[i].0,
+                    vc_mask: 1 << vc,
+                    next,
+                    hops,
+                });
+            }
+            return;
+        }
+        // More ports than a candidate list holds (a fat-tree leaf going up): start at a
+        // target-dependent offset so that different targets use different ports.
+        let start = (target as usize).wrapping_mul(0x9e37_79b9) % count.max(1);
+        let first = out.as_slice().len();
+        for i in 0..count {
+            let i = (start + i) % count;
+            if closer(i) {
+                out.push(Candidate {
+                    port: ports[i].0,
+                    vc_mask: 1 << vc,
+                    next,
+                    hops,
+                });
+                if out.as_slice().len() - first == limit {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Where a packet heads next.
+#[derive(Clone, Copy)]
+enum Target {
+    Router(u32),
+    /// Any router of a group (hierarchical Valiant's intermediate).
+    Group(u32),
+}
+
+impl MinimalTable {
+    /// Hops left from `router` to `target` (hierarchical: to the group, plus the local
+    /// diameter for the last part).
+    fn hops_to(&self, router: u32, target: Target) -> u8 {
+        match (&self.hierarchy, target) {
+            (Some(h), Target::Router(d)) if h.group[router as usize] == h.group[d as usize] => {
+                h.local(router, d)
+            }
+            (Some(h), Target::Router(d)) => h
+                .hops(router, h.group[d as usize])
+                .saturating_add(h.local_diameter()),
+            (Some(h), Target::Group(g)) => h.hops(router, g),
+            (None, Target::Router(d)) => self.distance(router, d),
+            (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
+        }
+    }
+
+    /// Pushes the ports one hop closer to `target`: all (adaptive) or one picked by `oblivious`.
+    #[allow(clippy::too_many_arguments)]
+    fn toward(
+        &self,
+        router: u32,
+        target: Target,
+        vc: u32,
+        next: RouteState,
+        hops: u8,
+        oblivious: Option<u32>,
+        limit: usize,
+        out: &mut Candidates,
+    ) {
+        let Some(h) = &self.hierarchy else {
+            let Target::Router(d) = target else {
+                unreachable!("group targets are hierarchical")
+            };
+            self.closer_ports(router, d, vc, next, hops, oblivious, limit, out);
+            return;
+        };
+        let here_group = h.group[router as usize];
+        let toward_group = |nb: u32, g: u32| {
+            let nb_group = h.group[nb as usize];
+            nb_group == g || (nb_group == here_group && h.hops(nb, g) + 1 == h.hops(router, g))
+        };
+        let closer = |nb: u32| -> bool {
+            match target {
+                Target::Router(d) if h.group[d as usize] == here_group => {
+                    h.group[nb as usize] == here_group && h.local(nb, d) + 1 == h.local(router, d)
+                }
+                Target::Router(d) => toward_group(nb, h.group[d as usize]),
+                Target::Group(g) => toward_group(nb, g),
+            }
+        };
+        let ports: &[(u16, u32)] = &self.neighbours[router as usize];
+        let options = ports.iter().filter(|&&(_, nb)| closer(nb));
+        let count = options.clone().count();
+        let pick = oblivious.map(|random| random as usize % count.max(1));
+        for (i, &(port, _)) in options.enumerate() {
+            if pick.is_some_and(|p| p != i) {
+                continue;
+            }
+            out.push(Candidate {
+                port,
+                vc_mask: 1 << vc,
+                next,
+                hops,
+            });
+            if i + 1 == limit {
+                return;
+            }
+        }
+    }
+
+    /// Valiant's intermediate for a packet at its source: a router, or a group on hierarchical
+    /// topologies; None when it would not leave the minimal route.
+    fn intermediate(&self, q: &RouteQuery) -> Option<(u32, Target)> {
+        if q.router == q.dst_router {
+            return None;
+        }
+        match &self.hierarchy {
+            Some(h) => {
+                let via = q.random % h.groups;
+                let (src_g, dst_g) = (h.group[q.router as usize], h.group[q.dst_router as usize]);
+                (via != src_g && via != dst_g).then_some((via, Target::Group(via)))
+            }
+            None => {
+                let via = q.random % self.routers as u32;
+                (via != q.router && via != q.dst_router).then_some((via, Target::Router(via)))
+            }
+        }
+    }
+
+    fn reached(&self, router: u32, via: u32) -> bool {
+        match &self.hierarchy {
+            Some(h) => h.group[router as usize] == via,
+            None => router == via,
+        }
+    }
+}
+
 impl RoutingFunction for MinimalTable {
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         let vc = if q.injected {
@@ -128,26 +363,63 @@ impl RoutingFunction for MinimalTable {
         } else {
             u32::from(q.in_vc) + 1
         };
-        if q.router == q.dst_router {
-            out.push(Candidate::keep(q.dst_port, self.all_vcs, q.state));
-            return;
-        }
-        // Distances are symmetric: read the destination's row.
-        let row = &self.distance[q.dst_router as usize * self.routers..][..self.routers];
-        let here = row[q.router as usize];
-        let closer: &[(u16, u32)] = &self.neighbours[q.router as usize];
-        // More minimal ports than a candidate list holds (a fat-tree leaf going up): start at a
-        // destination-dependent offset so that different destinations use different ports.
-        let count = closer.len();
-        let start = (q.dst_router as usize).wrapping_mul(0x9e37_79b9) % count.max(1);
-        for i in 0..count {
-            let (port, nb) = closer[(start + i) % count];
-            if row[nb as usize] + 1 == here {
-                out.push(Candidate::keep(port, 1 << vc, q.state));
-                if out.as_slice().len() == Candidates::CAPACITY {
+        let mut state = q.state;
+        if q.injected && self.scheme != (TableScheme::Minimal { adaptive: true }) {
+            match (self.scheme, self.intermediate(q)) {
+                (TableScheme::Valiant, Some((via, _))) => {
+                    state = RouteState { phase: 0, via };
+                }
+                (TableScheme::UgalL, Some((via, via_target))) => {
+                    let minimal = RouteState {
+                        phase: 1,
+                        via: NO_VIA,
+                    };
+                    let dst = Target::Router(q.dst_router);
+                    let h_min = self.hops_to(q.router, dst);
+                    // Through the intermediate: there, then about a minimal route's length on.
+                    let h_val = self
+                        .hops_to(q.router, via_target)
+                        .saturating_add(h_min.max(1));
+                    let half = Candidates::CAPACITY / 2;
+                    self.toward(q.router, dst, vc, minimal, h_min, None, half, out);
+                    let valiant = RouteState { phase: 0, via };
+                    self.toward(q.router, via_target, vc, valiant, h_val, None, half, out);
                     return;
                 }
+                _ => {}
             }
         }
+        if state.via != NO_VIA && self.reached(q.router, state.via) {
+            state = RouteState {
+                phase: 1,
+                via: NO_VIA,
+            };
+        }
+        let target = match (&self.hierarchy, state.via) {
+            (_, NO_VIA) => Target::Router(q.dst_router),
+            (Some(_), via) => Target::Group(via),
+            (None, via) => Target::Router(via),
+        };
+        if let Target::Router(d) = target {
+            if q.router == d {
+                out.push(Candidate::keep(q.dst_port, self.all_vcs, state));
+                return;
+            }
+        }
+        let oblivious = (self.scheme == TableScheme::Minimal { adaptive: false }).then(|| {
+            // Mix in the router so that each hop picks afresh.
+            q.random ^ q.router.wrapping_mul(0x9e37_79b9)
+        });
+        let hops = self.hops_to(q.router, target);
+        self.toward(
+            q.router,
+            target,
+            vc,
+            state,
+            hops,
+            oblivious,
+            Candidates::CAPACITY,
+            out,
+        );
     }
 }

@@ -2,10 +2,11 @@
 //! router; a selection policy picks one using only what a router knows (its credit counts).
 
 mod dor;
+mod groups;
 mod minimal;
 
 pub use dor::DimensionOrder;
-pub use minimal::MinimalTable;
+pub use minimal::{MinimalTable, TableScheme};
 
 use crate::config::RoutingConfig;
 use crate::error::ConfigError;
@@ -190,7 +191,23 @@ pub fn build(
         RoutingConfig::Dor { allow_unsafe } => {
             Ok(Box::new(DimensionOrder::new(topology, vcs, *allow_unsafe)?))
         }
-        RoutingConfig::Minimal {} => Ok(Box::new(MinimalTable::new(topology, vcs)?)),
+        RoutingConfig::Minimal { adaptive } => Ok(Box::new(MinimalTable::new(
+            topology,
+            vcs,
+            TableScheme::Minimal {
+                adaptive: *adaptive,
+            },
+        )?)),
+        RoutingConfig::Valiant {} => Ok(Box::new(MinimalTable::new(
+            topology,
+            vcs,
+            TableScheme::Valiant,
+        )?)),
+        RoutingConfig::UgalL {} => Ok(Box::new(MinimalTable::new(
+            topology,
+            vcs,
+            TableScheme::UgalL,
+        )?)),
     }
 }
 

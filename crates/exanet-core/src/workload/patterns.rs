@@ -43,6 +43,15 @@ pub enum DestinationPattern {
         hot: Vec<u32>,
         fraction: f64,
     },
+    /// A random endpoint of the next group (dragonfly group, Fishnet subnet, fat-tree pod):
+    /// the group-adversarial pattern that loads the few links between two groups.
+    GroupShift {
+        /// Endpoints of group g are `members[starts[g]..starts[g + 1]]`.
+        members: Vec<u32>,
+        starts: Vec<u32>,
+        /// Index of every endpoint's group among the groups that hold endpoints.
+        group_of: Vec<u32>,
+    },
 }
 
 impl DestinationPattern {
@@ -104,6 +113,7 @@ impl DestinationPattern {
                 })?,
             },
             Pattern::Neighbor => DestinationPattern::Neighbor,
+            Pattern::GroupShift => group_shift(topology)?,
             Pattern::RandomPermutation => {
                 let mut destinations: Vec<u32> = (0..n).collect();
                 destinations.shuffle(&mut entity_stream(seed, PERMUTATION_STREAM));
@@ -199,6 +209,15 @@ impl DestinationPattern {
                 first_endpoint(topology, next, port) + local
             }
             DestinationPattern::Permutation { destinations } => destinations[src as usize],
+            DestinationPattern::GroupShift {
+                members,
+                starts,
+                group_of,
+            } => {
+                let next = (group_of[src as usize] as usize + 1) % (starts.len() - 1);
+                let (lo, hi) = (starts[next] as usize, starts[next + 1] as usize);
+                members[rng.random_range(lo..hi)]
+            }
             DestinationPattern::Hotspot { hot, fraction } => {
                 if rng.random_bool(*fraction) {
                     hot[rng.random_range(0..hot.len())]
@@ -208,6 +227,49 @@ impl DestinationPattern {
             }
         }
     }
+}
+
+/// Endpoints grouped by their router's group, skipping groups without endpoints (a fat-tree's
+/// top routers).
+fn group_shift(topology: &dyn Topology) -> Result<DestinationPattern, ConfigError> {
+    let n = topology.num_endpoints();
+    let mut by_group: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+    for e in 0..n {
+        let (router, _) = topology.endpoint_attachment(e);
+        let group = topology.group(router).ok_or_else(|| {
+            ConfigError::new(
+                "traffic.pattern",
+                "\"group_shift\"",
+                format!(
+                    "a topology with groups (dragonfly, Slim Fly, Fishnet, fat-tree); a {} has none",
+                    topology.family()
+                ),
+            )
+        })?;
+        by_group.entry(group).or_default().push(e);
+    }
+    if by_group.len() < 2 {
+        return Err(ConfigError::new(
+            "traffic.pattern",
+            "\"group_shift\"",
+            "at least two groups with endpoints",
+        ));
+    }
+    let mut members = Vec::with_capacity(n as usize);
+    let mut starts = vec![0u32];
+    let mut group_of = vec![0u32; n as usize];
+    for (index, endpoints) in by_group.values().enumerate() {
+        for &e in endpoints {
+            group_of[e as usize] = index as u32;
+        }
+        members.extend_from_slice(endpoints);
+        starts.push(members.len() as u32);
+    }
+    Ok(DestinationPattern::GroupShift {
+        members,
+        starts,
+        group_of,
+    })
 }
 
 /// The endpoint on `router`'s lowest endpoint port (`port` is any endpoint port of a router).
