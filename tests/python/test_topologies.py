@@ -363,7 +363,7 @@ def test_default_routing_is_dor_on_grids_and_minimal_elsewhere():
     dragonfly = Config.from_dict(
         {"topology": {"kind": "dragonfly", "a": 4, "h": 2}, "traffic": {"load": 0.1}}
     )
-    assert dragonfly.to_core()["routing"] == {"kind": "minimal"}
+    assert dragonfly.to_core()["routing"] == {"kind": "minimal", "adaptive": True}
     # A [routing] table without a kind takes the topology's default kind.
     unsafe = Config.from_dict(
         {
@@ -380,7 +380,7 @@ def test_default_routing_is_dor_on_grids_and_minimal_elsewhere():
             "traffic": {"load": 0.1},
         }
     )
-    assert explicit.to_core()["routing"] == {"kind": "minimal"}
+    assert explicit.to_core()["routing"] == {"kind": "minimal", "adaptive": True}
 
 
 def test_default_routing_follows_a_topology_override():
@@ -388,7 +388,7 @@ def test_default_routing_follows_a_topology_override():
         {"topology": {"kind": "torus", "dims": [4, 4]}, "traffic": {"load": 0.1}}
     )
     slim = load(torus, ['topology={kind = "slim_fly", q = 5}'])
-    assert slim.to_core()["routing"] == {"kind": "minimal"}
+    assert slim.to_core()["routing"] == {"kind": "minimal", "adaptive": True}
 
 
 def test_unknown_routing_kind():
@@ -596,3 +596,21 @@ def test_the_core_builds_bhateles_twenty_designs_with_the_counted_figures():
             design.links,
         ), (design.constraint, design.family)
         assert facts["links_by_class"] == design.links_by_class, (design.constraint, design.family)
+
+
+def test_valiant_and_ugal_l_reach_the_core_and_need_twice_the_vcs():
+    base = {
+        "topology": {"kind": "dragonfly", "a": 4, "h": 2, "p": 2},
+        "traffic": {"load": 0.1},
+        "run": {"warmup": "1us", "measure": "2us"},
+    }
+    for kind in ("valiant", "ugal_l"):
+        config = Config.from_dict({**base, "routing": {"kind": kind}, "router": {"vcs": 5}})
+        assert config.to_core()["routing"] == {"kind": kind}
+        assert exanet.simulate(config).summary["packets_delivered"] > 0
+        # Hierarchical Valiant: up to 2 hops to the intermediate group, 2 more to the
+        # destination group and 1 inside it.
+        with pytest.raises(ConfigError) as err:
+            exanet.validate(Config.from_dict({**base, "routing": {"kind": kind}}))
+        assert err.value.key == "router.vcs"
+        assert "at least 5 VCs" in err.value.expected
