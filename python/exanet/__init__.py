@@ -2,7 +2,7 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
-from exanet.api import simulate, validate
+from exanet.api import check_routing, simulate, validate
 from exanet.config import Config
 from exanet.errors import ConfigError, DeadlockError, ExanetError
 from exanet.result import Result
@@ -21,6 +21,7 @@ __all__ = [
     "Result",
     "TopologyInfo",
     "__version__",
+    "check_routing",
     "from_edge_list",
     "from_networkx",
     "simulate",

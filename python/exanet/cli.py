@@ -209,6 +209,40 @@ def validate_config(config: ConfigArgument, overrides: OverridesOption = None) -
     stdout.print(table)
 
 
+check_app = typer.Typer(help="Checks that need no simulation.", no_args_is_help=True)
+app.add_typer(check_app, name="check")
+
+
+@check_app.command("routing")
+@reporting_errors
+def check_routing(
+    config: ConfigArgument,
+    overrides: OverridesOption = None,
+    sources: Annotated[
+        int | None,
+        typer.Option(min=1, help="follow routes from this many evenly spaced source routers"),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
+) -> None:
+    """Prove CONFIG's routing deadlock-free: build its channel-dependency graph and look for a
+    cycle. Exits 0 when acyclic, 3 with the cycle printed when not."""
+    result = api.check_routing(load(config, overrides or ()), sources=sources)
+    if as_json:
+        stdout.print_json(data=result)
+    elif result["acyclic"]:
+        stdout.print(
+            f"acyclic: {result['channels']:,} channels, {result['dependencies']:,} dependencies "
+            f"over {result['pairs']:,} source-destination pairs x {result['draws_per_pair']} "
+            "random draws"
+        )
+    else:
+        stdout.print(f"cycle of {len(result['cycle'])} channels (each waits for the next):")
+        for channel in result["cycle"]:
+            stdout.print(f"  {channel['name']}")
+    if not result["acyclic"]:
+        raise typer.Exit(EXIT_DEADLOCK)
+
+
 def main() -> None:
     """Entry point of the `exanet` command."""
     app()

@@ -5,14 +5,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from exanet import _core, cli
+from exanet import cli
 from exanet.cli_topo import parse_spec
 from exanet.errors import ConfigError
 
 runner = CliRunner()
-needs_describe = pytest.mark.skipif(
-    not hasattr(_core, "describe_topology"), reason="core without describe_topology"
-)
 
 
 def invoke(*args):
@@ -43,7 +40,6 @@ def test_parse_spec_rejects_a_bare_word_after_the_first():
     assert caught.value.key == "SPEC"
 
 
-@needs_describe
 def test_describe_table_groups():
     result = invoke("describe", "kind=dragonfly", "a=4", "h=2", "p=2")
     assert result.exit_code == 0, result.output
@@ -53,7 +49,6 @@ def test_describe_table_groups():
     assert "GB/s (per direction)" in result.output
 
 
-@needs_describe
 def test_describe_json_torus():
     result = invoke("describe", "kind=torus", "dims=4,4", "--json")
     assert result.exit_code == 0, result.output
@@ -63,7 +58,6 @@ def test_describe_json_torus():
     assert data["topology"] == {"kind": "torus", "dims": [4, 4], "concentration": 1}
 
 
-@needs_describe
 def test_describe_kind_as_first_word_and_json_dragonfly():
     result = invoke("describe", "dragonfly", "p=2", "a=4", "h=2", "g=9", "--json")
     assert result.exit_code == 0, result.output
@@ -72,7 +66,6 @@ def test_describe_kind_as_first_word_and_json_dragonfly():
     assert data["links_by_class"] == {"local": 54, "global": 36}
 
 
-@needs_describe
 def test_describe_a_toml_with_overrides(tmp_path):
     path = tmp_path / "net.toml"
     path.write_text(
@@ -86,7 +79,6 @@ def test_describe_a_toml_with_overrides(tmp_path):
     assert data["bisection_gbytes_per_s"] == pytest.approx(400.0)
 
 
-@needs_describe
 def test_describe_options_reach_the_core():
     result = invoke(
         "describe", "kind=jellyfish", "routers=200", "degree=6", "p=3",
@@ -126,7 +118,6 @@ def test_describe_bad_edge_line(tmp_path):
     assert "topology.edges" in result.stderr and "line 2" in result.stderr
 
 
-@needs_describe
 def test_draw_writes_png(tmp_path):
     pytest.importorskip("matplotlib")
     out = tmp_path / "df.png"
@@ -136,7 +127,6 @@ def test_draw_writes_png(tmp_path):
     assert str(out) in result.output
 
 
-@needs_describe
 def test_draw_refuses_large_networks(tmp_path):
     result = invoke("draw", "kind=torus", "dims=50,50", "-o", str(tmp_path / "x.png"))
     assert result.exit_code == 2
@@ -191,3 +181,16 @@ def test_iso_bad_input_exits_2(args, key):
     assert result.exit_code == 2
     assert f"config key '{key}'" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_check_routing_proves_dor_on_a_torus_and_shows_the_one_vc_cycle(tmp_path):
+    good = tmp_path / "torus.toml"
+    good.write_text('[topology]\nkind = "torus"\ndims = [6, 6]\n[traffic]\nload = 0.1\n')
+    result = runner.invoke(cli.app, ["check", "routing", str(good)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("acyclic")
+    bad = ["check", "routing", str(good), "--set", "router.vcs=1"]
+    bad += ["--set", "routing.allow_unsafe=true"]
+    result = runner.invoke(cli.app, bad)
+    assert result.exit_code == 3, result.output
+    assert "cycle of" in result.output and "x+" in result.output

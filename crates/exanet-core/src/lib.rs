@@ -56,6 +56,33 @@ pub fn describe(config: &Config) -> Result<Description, ConfigError> {
     })
 }
 
+/// Builds the channel-dependency graph of a configuration's routing and checks it for cycles
+/// (DESIGN §6): from `sources` evenly spaced source routers (None: all), to every destination,
+/// with as many random draws per pair as there are routers (capped at `max_draws`), so that
+/// every Valiant intermediate is followed.
+pub fn check_routing(
+    config: &Config,
+    sources: Option<u32>,
+    max_draws: u32,
+) -> Result<routing::cdg::DependencyCheck, ConfigError> {
+    let topo = topology::build(&config.topology)?;
+    let t = topo.as_ref();
+    let routing = routing::build(&config.routing, t, config.router.vcs)?;
+    let routers = t.num_routers();
+    let chosen: Option<Vec<u32>> = sources.filter(|&s| s < routers).map(|s| {
+        (0..s)
+            .map(|i| (u64::from(i) * u64::from(routers) / u64::from(s.max(1))) as u32)
+            .collect()
+    });
+    Ok(routing::cdg::check(
+        t,
+        routing.as_ref(),
+        config.router.vcs,
+        routers.min(max_draws).max(1),
+        chosen.as_deref(),
+    ))
+}
+
 /// Runs one simulation. `progress` is called about every `interval_s` seconds of wall time;
 /// returning false stops the run with [`SimError::Interrupted`].
 pub fn simulate(

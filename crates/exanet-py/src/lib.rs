@@ -5,7 +5,10 @@
 use exanet_core::config::TopologyConfig;
 use exanet_core::describe::{describe_topology as describe_topology_core, DescribeOptions, Method};
 use exanet_core::stats::{Table, Value};
-use exanet_core::{describe, simulate, Config, DeadlockReport, RunOutput, SimError, StuckChannel};
+use exanet_core::{
+    check_routing as check_routing_core, describe, simulate, Config, DeadlockReport, RunOutput,
+    SimError, StuckChannel,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -193,6 +196,38 @@ fn describe_topology<'py>(
     Ok(d)
 }
 
+/// Builds the channel-dependency graph of a config's routing and checks it for cycles.
+#[pyfunction]
+#[pyo3(signature = (config_json, sources=None, max_draws=1024))]
+fn check_routing<'py>(
+    py: Python<'py>,
+    config_json: &str,
+    sources: Option<u32>,
+    max_draws: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let config = parse(config_json)?;
+    let check = py
+        .detach(|| check_routing_core(&config, sources, max_draws))
+        .map_err(config_error)?;
+    let d = PyDict::new(py);
+    d.set_item("acyclic", check.acyclic)?;
+    d.set_item("channels", check.channels)?;
+    d.set_item("dependencies", check.dependencies)?;
+    d.set_item("pairs", check.pairs)?;
+    d.set_item("draws_per_pair", check.draws_per_pair)?;
+    let cycle = PyList::empty(py);
+    for c in &check.cycle {
+        let item = PyDict::new(py);
+        item.set_item("router", c.router)?;
+        item.set_item("port", c.port)?;
+        item.set_item("vc", c.vc)?;
+        item.set_item("name", &c.name)?;
+        cycle.append(item)?;
+    }
+    d.set_item("cycle", cycle)?;
+    Ok(d)
+}
+
 /// Runs one simulation with the GIL released. `progress(dict)` is called about every
 /// `progress_interval_s` seconds; if it raises, the run stops and the exception propagates.
 #[pyfunction]
@@ -246,6 +281,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(describe_topology, m)?)?;
+    m.add_function(wrap_pyfunction!(check_routing, m)?)?;
     m.add_class::<RunResult>()?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;

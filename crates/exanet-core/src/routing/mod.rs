@@ -1,6 +1,7 @@
 //! Routing: a routing function proposes candidate (output port, VC set) pairs for a packet at a
 //! router; a selection policy picks one using only what a router knows (its credit counts).
 
+pub mod cdg;
 mod dor;
 mod groups;
 mod minimal;
@@ -22,6 +23,14 @@ pub struct RouteState {
 
 /// `RouteState::via` of a packet without an intermediate.
 pub const NO_VIA: u32 = u32::MAX;
+
+impl RouteState {
+    /// The state of a packet leaving its NIC.
+    pub const FRESH: RouteState = RouteState {
+        phase: 0,
+        via: NO_VIA,
+    };
+}
 
 /// One way forward: an output port, the VCs (bit set) the packet may take on it, and the state
 /// it carries if it goes this way.

@@ -1,0 +1,81 @@
+//! The channel-dependency-graph proof: acyclic for every shipped scheme, and a real cycle,
+//! closed link by link, where deadlock is possible.
+
+mod common;
+
+use common::with;
+use exanet_core::check_routing;
+use exanet_core::topology::{self, Peer};
+use serde_json::json;
+
+#[test]
+fn dimension_order_needs_two_vcs_on_a_torus_but_one_on_a_mesh() {
+    let torus = with(&[("topology.dims", json!([4, 4]))]);
+    let check = check_routing(&torus, None, 64).unwrap();
+    assert!(check.acyclic, "{:?}", check.cycle);
+    assert_eq!(check.pairs, 16 * 16);
+
+    let mesh = with(&[
+        (
+            "topology",
+            json!({"kind": "mesh", "dims": [4, 4], "concentration": 1}),
+        ),
+        ("router.vcs", json!(1)),
+    ]);
+    assert!(check_routing(&mesh, None, 64).unwrap().acyclic);
+
+    // (A 4-ring with the tie rule has no cycle: its two-hop routes leave from even
+    // coordinates only. Six routers per ring do.)
+    let unsafe_torus = with(&[
+        ("topology.dims", json!([6, 6])),
+        ("router.vcs", json!(1)),
+        ("routing.allow_unsafe", json!(true)),
+    ]);
+    let check = check_routing(&unsafe_torus, None, 64).unwrap();
+    assert!(!check.acyclic);
+    // Each channel of the cycle feeds the router whose channel comes next, and the last feeds
+    // the first: a ring of one dimension.
+    let t = topology::build(&unsafe_torus.topology).unwrap();
+    let cycle = &check.cycle;
+    assert!(cycle.len() >= 4, "{cycle:?}");
+    for (i, a) in cycle.iter().enumerate() {
+        let b = &cycle[(i + 1) % cycle.len()];
+        let Peer::Router { router, .. } = t.peer(a.router, a.port) else {
+            panic!("a cycle channel leads to a router")
+        };
+        assert_eq!(router, b.router, "{} -> {}", a.name, b.name);
+    }
+}
+
+#[test]
+fn every_shipped_scheme_is_acyclic_on_every_family() {
+    let families = [
+        json!({"kind": "fat_tree", "levels": 3, "radix": 4, "pods": 4, "taper": [1, 1]}),
+        json!({"kind": "dragonfly", "p": 1, "a": 3, "h": 1, "g": 4, "arrangement": "absolute"}),
+        json!({"kind": "dragonfly_rc", "p": 1, "rows": 2, "cols": 2, "local_links": 1, "h": 1,
+               "g": 5, "arrangement": "relative"}),
+        json!({"kind": "dragonfly_plus", "p": 1, "leaves": 2, "spines": 2, "h": 1, "g": 3,
+               "arrangement": "circulant"}),
+        json!({"kind": "slim_fly", "q": 3, "p": 1}),
+        json!({"kind": "polarfly", "q": 3, "p": 1}),
+        json!({"kind": "jellyfish", "routers": 12, "degree": 3, "p": 1, "seed": 2}),
+        json!({"kind": "fishnet_lite", "base": {"kind": "petersen"}, "p": 1}),
+        json!({"kind": "express_mesh", "dims": [4, 3], "gap": 2, "concentration": 1}),
+    ];
+    for topology in families {
+        for routing in [
+            json!({"kind": "minimal", "adaptive": true}),
+            json!({"kind": "valiant"}),
+            json!({"kind": "ugal_l"}),
+        ] {
+            let config = with(&[
+                ("topology", topology.clone()),
+                ("routing", routing.clone()),
+                ("router.vcs", json!(10)),
+            ]);
+            let check = check_routing(&config, Some(6), 200).unwrap();
+            assert!(check.acyclic, "{topology} {routing}: {:?}", check.cycle);
+            assert!(check.dependencies > 0, "{topology} {routing}");
+        }
+    }
+}
