@@ -92,16 +92,19 @@ class DorRouting(_Section):
 
 class MinimalRouting(_Section):
     """Table-driven minimal routing on any topology: every hop takes a port on a shortest path
-    (adaptive: the one with most credits; oblivious: one picked by the packet's random bits);
+    (adaptive: the one with most credits; random: one by the packet's random bits, afresh at
+    every hop; destination: one by the destination, D-mod-k on a fat-tree);
     hop i travels on VC i, so it needs router.vcs >= the diameter."""
 
     kind: Literal["minimal"] = "minimal"
-    adaptive: StrictBool = Field(
-        True, description="choose among minimal ports by credits (false: oblivious random)"
+    selection: Literal["adaptive", "random", "destination"] = Field(
+        "adaptive",
+        description="how a router picks among the ports one hop closer: adaptive (most "
+        "credits), random (oblivious), destination (D-mod-k)",
     )
 
     def to_core(self) -> dict[str, Any]:
-        return {"kind": self.kind, "adaptive": self.adaptive}
+        return {"kind": self.kind, "selection": self.selection}
 
 
 class ValiantRouting(_Section):

@@ -363,7 +363,7 @@ def test_default_routing_is_dor_on_grids_and_minimal_elsewhere():
     dragonfly = Config.from_dict(
         {"topology": {"kind": "dragonfly", "a": 4, "h": 2}, "traffic": {"load": 0.1}}
     )
-    assert dragonfly.to_core()["routing"] == {"kind": "minimal", "adaptive": True}
+    assert dragonfly.to_core()["routing"] == {"kind": "minimal", "selection": "adaptive"}
     # A [routing] table without a kind takes the topology's default kind.
     unsafe = Config.from_dict(
         {
@@ -380,7 +380,7 @@ def test_default_routing_is_dor_on_grids_and_minimal_elsewhere():
             "traffic": {"load": 0.1},
         }
     )
-    assert explicit.to_core()["routing"] == {"kind": "minimal", "adaptive": True}
+    assert explicit.to_core()["routing"] == {"kind": "minimal", "selection": "adaptive"}
 
 
 def test_default_routing_follows_a_topology_override():
@@ -388,7 +388,7 @@ def test_default_routing_follows_a_topology_override():
         {"topology": {"kind": "torus", "dims": [4, 4]}, "traffic": {"load": 0.1}}
     )
     slim = load(torus, ['topology={kind = "slim_fly", q = 5}'])
-    assert slim.to_core()["routing"] == {"kind": "minimal", "adaptive": True}
+    assert slim.to_core()["routing"] == {"kind": "minimal", "selection": "adaptive"}
 
 
 def test_unknown_routing_kind():

@@ -121,15 +121,25 @@ pub enum RoutingConfig {
         allow_unsafe: bool,
     },
     Minimal {
-        #[serde(default = "yes")]
-        adaptive: bool,
+        #[serde(default)]
+        selection: Selection,
     },
     Valiant {},
     UgalL {},
 }
 
-fn yes() -> bool {
-    true
+/// How minimal routing picks among the ports one hop closer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Selection {
+    /// The port with the most credits (local congestion).
+    #[default]
+    Adaptive,
+    /// One port by the packet's random bits, afresh at every hop (oblivious).
+    Random,
+    /// One port by the destination (D-mod-k on a fat-tree: deterministic, spreads
+    /// destinations over the up-ports).
+    Destination,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

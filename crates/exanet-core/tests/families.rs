@@ -162,7 +162,7 @@ fn group_adversarial_traffic_needs_nonminimal_routing_on_a_dragonfly() {
         let out = dragonfly_run(routing, "group_shift", 0.5);
         out.summary.f64("accepted_load")
     };
-    let minimal = accepted(json!({"kind": "minimal", "adaptive": true}));
+    let minimal = accepted(json!({"kind": "minimal", "selection": "adaptive"}));
     let valiant = accepted(json!({"kind": "valiant"}));
     let ugal = accepted(json!({"kind": "ugal_l"}));
     assert!(minimal <= 0.125 * 1.05, "minimal {minimal}");
@@ -176,7 +176,7 @@ fn group_adversarial_traffic_needs_nonminimal_routing_on_a_dragonfly() {
 #[test]
 fn under_uniform_traffic_minimal_beats_valiant_and_ugal_tracks_minimal() {
     let summary = |routing: Json| dragonfly_run(routing, "uniform", 0.2).summary;
-    let minimal = summary(json!({"kind": "minimal", "adaptive": true}));
+    let minimal = summary(json!({"kind": "minimal", "selection": "adaptive"}));
     let valiant = summary(json!({"kind": "valiant"}));
     let ugal = summary(json!({"kind": "ugal_l"}));
     let hops = |s: &exanet_core::stats::Summary| s.f64("hops_mean");
@@ -195,7 +195,7 @@ fn under_uniform_traffic_minimal_beats_valiant_and_ugal_tracks_minimal() {
 #[test]
 fn oblivious_minimal_routes_are_minimal_too() {
     let out = dragonfly_run(
-        json!({"kind": "minimal", "adaptive": false}),
+        json!({"kind": "minimal", "selection": "random"}),
         "uniform",
         0.05,
     );
@@ -217,7 +217,7 @@ fn oblivious_minimal_routes_are_minimal_too() {
 fn every_scheme_on_every_family_survives_full_load_and_conserves_packets() {
     for (name, topology, _) in families() {
         for routing in [
-            json!({"kind": "minimal", "adaptive": false}),
+            json!({"kind": "minimal", "selection": "random"}),
             json!({"kind": "valiant"}),
             json!({"kind": "ugal_l"}),
         ] {
@@ -244,4 +244,32 @@ fn every_scheme_on_every_family_survives_full_load_and_conserves_packets() {
             );
         }
     }
+}
+
+#[test]
+fn fat_tree_d_mod_k_reaches_80_percent_and_beats_random_up_ports() {
+    // A full-bisection 3-level tree of radix 8 (128 endpoints) at full offered load.
+    let accepted = |selection: &str| {
+        let out = run_ok(&with(&[
+            (
+                "topology",
+                json!({"kind": "fat_tree", "levels": 3, "radix": 8, "pods": 8, "taper": [1, 1]}),
+            ),
+            (
+                "routing",
+                json!({"kind": "minimal", "selection": selection}),
+            ),
+            ("router.vcs", json!(4)),
+            ("router.vc_buffer_bytes", json!(8192)),
+            ("traffic.load", json!(1.0)),
+            ("run.warmup_ps", json!(5_000_000)),
+            ("run.measure_ps", json!(20_000_000)),
+            ("run.drain", json!("none")),
+        ]));
+        out.summary.f64("accepted_load")
+    };
+    let dmodk = accepted("destination");
+    let random = accepted("random");
+    assert!(dmodk >= 0.8, "d-mod-k {dmodk}");
+    assert!(dmodk > random, "d-mod-k {dmodk} random {random}");
 }

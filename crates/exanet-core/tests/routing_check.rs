@@ -64,7 +64,7 @@ fn every_shipped_scheme_is_acyclic_on_every_family() {
     ];
     for topology in families {
         for routing in [
-            json!({"kind": "minimal", "adaptive": true}),
+            json!({"kind": "minimal", "selection": "adaptive"}),
             json!({"kind": "valiant"}),
             json!({"kind": "ugal_l"}),
         ] {

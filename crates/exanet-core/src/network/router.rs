@@ -85,6 +85,7 @@ impl Network {
             injected: self.port_class[in_index] == NIC_CLASS,
             dst_router: packet.dst_router,
             dst_port: packet.dst_port,
+            dst: packet.dst,
             state: packet.route(),
             random: packet.route_random,
         };

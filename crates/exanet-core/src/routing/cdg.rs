@@ -80,6 +80,10 @@ pub fn check(
                         injected,
                         dst_router: dst,
                         dst_port,
+                        dst: match topology.peer(dst, dst_port) {
+                            Peer::Endpoint(e) => e,
+                            _ => 0,
+                        },
                         state,
                         random,
                     };

@@ -123,6 +123,7 @@ mod tests {
                         injected,
                         dst_router,
                         dst_port,
+                        dst: 0,
                         state: RouteState::default(),
                         random: 0,
                     };
@@ -172,6 +173,7 @@ mod tests {
                     injected,
                     dst_router: dst,
                     dst_port: 2,
+                    dst: 0,
                     state: RouteState::default(),
                     random: 0,
                 },

@@ -1,5 +1,6 @@
 //! Table-driven routing on any topology, from an all-pairs distance table: minimal (adaptive
-//! among all ports one hop closer, or oblivious: one of them by the packet's random bits),
+//! among all ports one hop closer, or one of them by the packet's random bits, or by its
+//! destination: D-mod-k on fat-trees),
 //! Valiant (minimal to a random intermediate router, then minimal to the destination) and UGAL-L
 //! (at the source, the minimal or the Valiant way, whichever has the smaller queued bytes x hops
 //! on its first link). VC i carries a packet's i-th hop, so VC indices strictly increase along
@@ -9,6 +10,7 @@
 
 use super::groups::GroupDistances;
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
+use crate::config::Selection;
 use crate::error::ConfigError;
 use crate::topology::{Peer, Topology};
 
@@ -18,7 +20,7 @@ pub const MAX_TABLE_ROUTERS: u32 = 8192;
 /// Which ways a packet may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableScheme {
-    Minimal { adaptive: bool },
+    Minimal { selection: Selection },
     Valiant,
     UgalL,
 }
@@ -195,7 +197,7 @@ impl MinimalTable {
     }
 
     /// Pushes the ports of `router` one hop closer to `target` (all of them, or the one the
-    /// packet's random bits pick when oblivious), up to `limit` candidates.
+    /// packet's random bits pick), up to `limit` candidates.
     #[allow(clippy::too_many_arguments)]
     fn closer_ports(
         &self,
@@ -204,7 +206,7 @@ impl MinimalTable {
         vc: u32,
         next: RouteState,
         hops: u8,
-        oblivious: Option<u32>,
+        pick: Option<Pick>,
         limit: usize,
         out: &mut Candidates,
     ) {
@@ -214,12 +216,9 @@ impl MinimalTable {
         let ports: &[(u16, u32)] = &self.neighbours[router as usize];
         let count = ports.len();
         let closer = |i: usize| row[ports[i].1 as usize] + 1 == here;
-        if let Some(random) = oblivious {
+        if let Some(pick) = pick {
             let options = (0..count).filter(|&i| closer(i)).count();
-            if let Some(i) = (0..count)
-                .filter(|&i| closer(i))
-                .nth(random as usize % options.max(1))
-            {
+            if let Some(i) = (0..count).filter(|&i| closer(i)).nth(pick.index(options)) {
                 out.push(Candidate {
                     port: ports[i].0,
                     vc_mask: 1 << vc,
@@ -250,6 +249,32 @@ impl MinimalTable {
     }
 }
 
+/// How an oblivious route picks one of `options` ports one hop closer.
+#[derive(Clone, Copy)]
+enum Pick {
+    Random(u32),
+    /// Digit `hop` of `value` in base `options`: D-mod-k, whose successive up-ports follow
+    /// successive digits of the destination.
+    Digit {
+        value: u32,
+        hop: u32,
+    },
+}
+
+impl Pick {
+    fn index(self, options: usize) -> usize {
+        let options = options.max(1);
+        match self {
+            Pick::Random(r) => r as usize % options,
+            Pick::Digit { value, hop } => {
+                let base = options as u64;
+                let scale = base.checked_pow(hop).unwrap_or(u64::MAX);
+                ((u64::from(value) / scale) % base) as usize
+            }
+        }
+    }
+}
+
 /// Where a packet heads next.
 #[derive(Clone, Copy)]
 enum Target {
@@ -275,7 +300,7 @@ impl MinimalTable {
         }
     }
 
-    /// Pushes the ports one hop closer to `target`: all (adaptive) or one picked by `oblivious`.
+    /// Pushes the ports one hop closer to `target`: all (adaptive) or one picked by `pick`.
     #[allow(clippy::too_many_arguments)]
     fn toward(
         &self,
@@ -284,7 +309,7 @@ impl MinimalTable {
         vc: u32,
         next: RouteState,
         hops: u8,
-        oblivious: Option<u32>,
+        pick: Option<Pick>,
         limit: usize,
         out: &mut Candidates,
     ) {
@@ -292,7 +317,7 @@ impl MinimalTable {
             let Target::Router(d) = target else {
                 unreachable!("group targets are hierarchical")
             };
-            self.closer_ports(router, d, vc, next, hops, oblivious, limit, out);
+            self.closer_ports(router, d, vc, next, hops, pick, limit, out);
             return;
         };
         let here_group = h.group[router as usize];
@@ -312,7 +337,7 @@ impl MinimalTable {
         let ports: &[(u16, u32)] = &self.neighbours[router as usize];
         let options = ports.iter().filter(|&&(_, nb)| closer(nb));
         let count = options.clone().count();
-        let pick = oblivious.map(|random| random as usize % count.max(1));
+        let pick = pick.map(|p| p.index(count));
         for (i, &(port, _)) in options.enumerate() {
             if pick.is_some_and(|p| p != i) {
                 continue;
@@ -364,7 +389,7 @@ impl RoutingFunction for MinimalTable {
             u32::from(q.in_vc) + 1
         };
         let mut state = q.state;
-        if q.injected && self.scheme != (TableScheme::Minimal { adaptive: true }) {
+        if q.injected && !matches!(self.scheme, TableScheme::Minimal { .. }) {
             match (self.scheme, self.intermediate(q)) {
                 (TableScheme::Valiant, Some((via, _))) => {
                     state = RouteState { phase: 0, via };
@@ -406,10 +431,19 @@ impl RoutingFunction for MinimalTable {
                 return;
             }
         }
-        let oblivious = (self.scheme == TableScheme::Minimal { adaptive: false }).then(|| {
+        let pick = match self.scheme {
             // Mix in the router so that each hop picks afresh.
-            q.random ^ q.router.wrapping_mul(0x9e37_79b9)
-        });
+            TableScheme::Minimal {
+                selection: Selection::Random,
+            } => Some(Pick::Random(q.random ^ q.router.wrapping_mul(0x9e37_79b9))),
+            TableScheme::Minimal {
+                selection: Selection::Destination,
+            } => Some(Pick::Digit {
+                value: q.dst,
+                hop: vc,
+            }),
+            _ => None,
+        };
         let hops = self.hops_to(q.router, target);
         self.toward(
             q.router,
@@ -417,7 +451,7 @@ impl RoutingFunction for MinimalTable {
             vc,
             state,
             hops,
-            oblivious,
+            pick,
             Candidates::CAPACITY,
             out,
         );

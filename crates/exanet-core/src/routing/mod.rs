@@ -106,6 +106,8 @@ pub struct RouteQuery {
     pub dst_router: u32,
     /// The port of `dst_router` the destination endpoint hangs on.
     pub dst_port: u16,
+    /// The destination endpoint.
+    pub dst: u32,
     /// The packet's routing state.
     pub state: RouteState,
     /// Random bits fixed for the packet's life (oblivious choices, Valiant intermediates):
@@ -200,11 +202,11 @@ pub fn build(
         RoutingConfig::Dor { allow_unsafe } => {
             Ok(Box::new(DimensionOrder::new(topology, vcs, *allow_unsafe)?))
         }
-        RoutingConfig::Minimal { adaptive } => Ok(Box::new(MinimalTable::new(
+        RoutingConfig::Minimal { selection } => Ok(Box::new(MinimalTable::new(
             topology,
             vcs,
             TableScheme::Minimal {
-                adaptive: *adaptive,
+                selection: *selection,
             },
         )?)),
         RoutingConfig::Valiant {} => Ok(Box::new(MinimalTable::new(
