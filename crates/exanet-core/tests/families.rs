@@ -5,17 +5,9 @@ mod common;
 
 use common::{run_ok, with};
 use exanet_core::describe;
+use exanet_core::routing::HIERARCHICAL;
 use exanet_core::stats::Value;
 use serde_json::{json, Value as Json};
-
-/// Families whose minimal routes cross at most one global link (the literature's minimal).
-const HIERARCHICAL: [&str; 5] = [
-    "dragonfly",
-    "dragonfly_rc",
-    "dragonfly_plus",
-    "fishnet",
-    "fishnet_lite",
-];
 
 fn families() -> Vec<(&'static str, Json, u32)> {
     vec![

@@ -50,7 +50,7 @@ pub struct MinimalTable {
 }
 
 /// Families whose minimal route is hierarchical (local, global, local).
-const HIERARCHICAL: [&str; 5] = [
+pub const HIERARCHICAL: [&str; 5] = [
     "dragonfly",
     "dragonfly_rc",
     "dragonfly_plus",
@@ -195,58 +195,6 @@ impl MinimalTable {
     fn distance(&self, a: u32, b: u32) -> u8 {
         self.distance[b as usize * self.routers + a as usize]
     }
-
-    /// Pushes the ports of `router` one hop closer to `target` (all of them, or the one the
-    /// packet's random bits pick), up to `limit` candidates.
-    #[allow(clippy::too_many_arguments)]
-    fn closer_ports(
-        &self,
-        router: u32,
-        target: u32,
-        vc: u32,
-        next: RouteState,
-        hops: u8,
-        pick: Option<Pick>,
-        limit: usize,
-        out: &mut Candidates,
-    ) {
-        // Distances are symmetric: read the target's row.
-        let row = &self.distance[target as usize * self.routers..][..self.routers];
-        let here = row[router as usize];
-        let ports: &[(u16, u32)] = &self.neighbours[router as usize];
-        let count = ports.len();
-        let closer = |i: usize| row[ports[i].1 as usize] + 1 == here;
-        if let Some(pick) = pick {
-            let options = (0..count).filter(|&i| closer(i)).count();
-            if let Some(i) = (0..count).filter(|&i| closer(i)).nth(pick.index(options)) {
-                out.push(Candidate {
-                    port: ports[i].0,
-                    vc_mask: 1 << vc,
-                    next,
-                    hops,
-                });
-            }
-            return;
-        }
-        // More ports than a candidate list holds (a fat-tree leaf going up): start at a
-        // target-dependent offset so that different targets use different ports.
-        let start = (target as usize).wrapping_mul(0x9e37_79b9) % count.max(1);
-        let first = out.as_slice().len();
-        for i in 0..count {
-            let i = (start + i) % count;
-            if closer(i) {
-                out.push(Candidate {
-                    port: ports[i].0,
-                    vc_mask: 1 << vc,
-                    next,
-                    hops,
-                });
-                if out.as_slice().len() - first == limit {
-                    return;
-                }
-            }
-        }
-    }
 }
 
 /// How an oblivious route picks one of `options` ports one hop closer.
@@ -313,31 +261,36 @@ impl MinimalTable {
         limit: usize,
         out: &mut Candidates,
     ) {
-        let Some(h) = &self.hierarchy else {
-            let Target::Router(d) = target else {
-                unreachable!("group targets are hierarchical")
-            };
-            self.closer_ports(router, d, vc, next, hops, pick, limit, out);
-            return;
-        };
-        let here_group = h.group[router as usize];
-        let toward_group = |nb: u32, g: u32| {
+        let here_group = |h: &GroupDistances| h.group[router as usize];
+        let toward_group = |h: &GroupDistances, nb: u32, g: u32| {
             let nb_group = h.group[nb as usize];
-            nb_group == g || (nb_group == here_group && h.hops(nb, g) + 1 == h.hops(router, g))
+            nb_group == g || (nb_group == here_group(h) && h.hops(nb, g) + 1 == h.hops(router, g))
         };
         let closer = |nb: u32| -> bool {
-            match target {
-                Target::Router(d) if h.group[d as usize] == here_group => {
-                    h.group[nb as usize] == here_group && h.local(nb, d) + 1 == h.local(router, d)
+            match (&self.hierarchy, target) {
+                (None, Target::Router(d)) => self.distance(nb, d) + 1 == self.distance(router, d),
+                (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
+                (Some(h), Target::Router(d)) if h.group[d as usize] == here_group(h) => {
+                    h.group[nb as usize] == here_group(h)
+                        && h.local(nb, d) + 1 == h.local(router, d)
                 }
-                Target::Router(d) => toward_group(nb, h.group[d as usize]),
-                Target::Group(g) => toward_group(nb, g),
+                (Some(h), Target::Router(d)) => toward_group(h, nb, h.group[d as usize]),
+                (Some(h), Target::Group(g)) => toward_group(h, nb, g),
             }
         };
         let ports: &[(u16, u32)] = &self.neighbours[router as usize];
-        let options = ports.iter().filter(|&&(_, nb)| closer(nb));
+        // More closer ports than a candidate list holds (a fat-tree leaf going up): start at a
+        // target-dependent offset so that different targets use different ports.
+        let start = match target {
+            Target::Router(t) | Target::Group(t) => (t as usize).wrapping_mul(0x9e37_79b9),
+        } % ports.len().max(1);
+        let options = ports[start..]
+            .iter()
+            .chain(&ports[..start])
+            .filter(|&&(_, nb)| closer(nb));
         let count = options.clone().count();
         let pick = pick.map(|p| p.index(count));
+        let first = out.as_slice().len();
         for (i, &(port, _)) in options.enumerate() {
             if pick.is_some_and(|p| p != i) {
                 continue;
@@ -348,7 +301,7 @@ impl MinimalTable {
                 next,
                 hops,
             });
-            if i + 1 == limit {
+            if out.as_slice().len() - first == limit {
                 return;
             }
         }

@@ -7,7 +7,7 @@ mod groups;
 mod minimal;
 
 pub use dor::DimensionOrder;
-pub use minimal::{MinimalTable, TableScheme};
+pub use minimal::{MinimalTable, TableScheme, HIERARCHICAL};
 
 use crate::config::RoutingConfig;
 use crate::error::ConfigError;
