@@ -1,6 +1,7 @@
 //! Structural description: closed forms against breadth-first search and the partitioner, and
 //! the diameters the literature gives for every family.
 
+use exanet_core::analysis::{cut_links, min_bisection, RouterGraph};
 use exanet_core::config::TopologyConfig;
 use exanet_core::describe::{describe_topology, DescribeOptions, Method, TopologyDescription};
 use exanet_core::topology::{self, Peer};
@@ -127,9 +128,23 @@ fn graph_families_report_the_partitioners_cut_as_an_upper_bound() {
     let d = describe(json!({"kind": "slim_fly", "q": 5, "p": 4}));
     assert_eq!(d.bisection_method, Method::Partitioner);
     let cut = d.bisection_links.unwrap();
-    // No split of 50 routers of degree 7 can cut more than all links, and a 25/25 split of an
-    // expander cuts a good share of them.
-    assert!(cut > 0 && cut < d.network_links, "{cut}");
+    // The partitioner starts from the split of the racks into halves, so it never cuts more
+    // than that split does; and it cuts exactly what its own split cuts.
+    let config: TopologyConfig =
+        serde_json::from_value(json!({"kind": "slim_fly", "q": 5, "p": 4})).unwrap();
+    let t = topology::build(&config).unwrap();
+    let g = RouterGraph::from_topology(t.as_ref());
+    let racks: Vec<bool> = (0..t.num_routers())
+        .map(|r| t.group(r).unwrap() < 5)
+        .collect();
+    let rack_cut = cut_links(&g, &racks);
+    assert!(cut <= rack_cut, "{cut} vs racks {rack_cut}");
+    let best = min_bisection(&g, 4, 1, Some(&racks));
+    assert_eq!(cut_links(&g, &best.side), best.cut_links);
+    assert_eq!(best.cut_links, cut);
+    // MMS q = 5 is the Hoffman–Singleton graph (eigenvalues 7, 2, -3): every 25/25 split cuts
+    // at least (k - lambda_2) n / 4 = (7 - 2) 50 / 4 = 62.5 links (Fiedler's bound).
+    assert!(cut >= 63, "{cut}");
 }
 
 #[test]
