@@ -63,9 +63,10 @@ def check_routing(
     with up to `max_draws` random draws per pair (every Valiant intermediate when the network
     has no more routers), and check it for cycles.
 
-    Returns {"acyclic", "channels", "dependencies", "pairs", "draws_per_pair", "cycle"}; `cycle`
-    lists channels {"router", "port", "vc", "name"}, each depending on the next. Raises
-    ConfigError."""
+    Returns {"acyclic", "scope", "channels", "dependencies", "pairs", "draws_per_pair",
+    "cycle"}; `scope` says which channels the graph holds (every channel, or an escape
+    sub-network's under Duato's condition); `cycle` lists channels {"router", "port", "vc",
+    "name"}, each depending on the next. Raises ConfigError."""
     config_json = json.dumps(load(config).to_core())
     with _core_errors():
         return _core.check_routing(config_json, sources, max_draws)

@@ -231,12 +231,15 @@ def check_routing(
         stdout.print_json(data=result)
     elif result["acyclic"]:
         stdout.print(
-            f"acyclic: {result['channels']:,} channels, {result['dependencies']:,} dependencies "
-            f"over {result['pairs']:,} source-destination pairs x {result['draws_per_pair']} "
-            "random draws"
+            f"acyclic ({result['scope']}): {result['channels']:,} channels, "
+            f"{result['dependencies']:,} dependencies over {result['pairs']:,} "
+            f"source-destination pairs x {result['draws_per_pair']} random draws"
         )
     else:
-        stdout.print(f"cycle of {len(result['cycle'])} channels (each waits for the next):")
+        stdout.print(
+            f"cycle of {len(result['cycle'])} channels ({result['scope']}; each waits for the "
+            "next):"
+        )
         for channel in result["cycle"]:
             stdout.print(f"  {channel['name']}")
     if not result["acyclic"]:

@@ -94,7 +94,9 @@ class MinimalRouting(_Section):
     """Table-driven minimal routing on any topology: every hop takes a port on a shortest path
     (adaptive: the one with most credits; random: one by the packet's random bits, afresh at
     every hop; destination: one by the destination, D-mod-k on a fat-tree);
-    hop i travels on VC i, so it needs router.vcs >= the diameter."""
+    hop i travels on VC i, so it needs router.vcs >= the diameter. On a torus or mesh,
+    escape = dor or bubble instead keeps adaptive VCs plus an escape sub-network
+    (docs/routing.md)."""
 
     kind: Literal["minimal"] = "minimal"
     selection: Literal["adaptive", "random", "destination"] = Field(
@@ -102,9 +104,15 @@ class MinimalRouting(_Section):
         description="how a router picks among the ports one hop closer: adaptive (most "
         "credits), random (oblivious), destination (D-mod-k)",
     )
+    escape: Literal["none", "dor", "bubble"] = Field(
+        "none",
+        description="deadlock avoidance: none (VC i carries hop i, any topology), dor "
+        "(torus/mesh: Duato's escape sub-network of dimension-order routing on VCs 0-1), "
+        "bubble (torus: one escape VC under bubble flow control)",
+    )
 
     def to_core(self) -> dict[str, Any]:
-        return {"kind": self.kind, "selection": self.selection}
+        return {"kind": self.kind, "selection": self.selection, "escape": self.escape}
 
 
 class ValiantRouting(_Section):

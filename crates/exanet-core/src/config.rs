@@ -123,6 +123,8 @@ pub enum RoutingConfig {
     Minimal {
         #[serde(default)]
         selection: Selection,
+        #[serde(default)]
+        escape: Escape,
     },
     Valiant {},
     UgalL {},
@@ -140,6 +142,21 @@ pub enum Selection {
     /// One port by the destination (D-mod-k on a fat-tree: deterministic, spreads
     /// destinations over the up-ports).
     Destination,
+}
+
+/// How minimal adaptive routing on a torus or mesh stays deadlock-free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Escape {
+    /// No escape sub-network: VC i carries hop i (any topology).
+    #[default]
+    None,
+    /// Duato: adaptive VCs plus an escape sub-network of dimension-order routing on its own
+    /// VCs (two dateline classes on a torus, one on a mesh).
+    Dor,
+    /// Adaptive VCs plus one escape VC of dimension-order routing kept deadlock-free by bubble
+    /// flow control: entering a ring needs room for two packets.
+    Bubble,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -79,3 +79,59 @@ fn every_shipped_scheme_is_acyclic_on_every_family() {
         }
     }
 }
+
+#[test]
+fn escape_sub_networks_are_acyclic_and_hold_only_escape_channels() {
+    for (topology, escape, vcs, scope) in [
+        (
+            json!({"kind": "torus", "dims": [6, 5], "concentration": 1}),
+            "dor",
+            3,
+            "escape channels (Duato)",
+        ),
+        (
+            json!({"kind": "mesh", "dims": [4, 3], "concentration": 1}),
+            "dor",
+            2,
+            "escape channels (Duato)",
+        ),
+        (
+            json!({"kind": "torus", "dims": [6, 5], "concentration": 1}),
+            "bubble",
+            2,
+            "escape channels (Duato), ring continuations under bubble flow control left out",
+        ),
+    ] {
+        let config = with(&[
+            ("topology", topology.clone()),
+            (
+                "routing",
+                json!({"kind": "minimal", "selection": "adaptive", "escape": escape}),
+            ),
+            ("router.vcs", json!(vcs)),
+        ]);
+        let check = check_routing(&config, None, 1).unwrap();
+        assert!(check.acyclic, "{topology} {escape}: {:?}", check.cycle);
+        assert_eq!(check.scope, scope);
+        // Only escape channels: two VCs of every network port on the torus (dateline classes),
+        // one on the mesh and under bubble flow control; turns between dimensions remain.
+        let t = topology::build(&config.topology).unwrap();
+        let network_ports: u64 = (0..t.num_routers())
+            .map(|r| {
+                (0..t.ports_per_router())
+                    .filter(|&p| matches!(t.peer(r, p), Peer::Router { .. }))
+                    .count() as u64
+            })
+            .sum();
+        let escape_vcs = if escape == "dor" && topology["kind"] == "torus" {
+            2
+        } else {
+            1
+        };
+        assert!(
+            check.channels <= network_ports * escape_vcs,
+            "{topology} {escape}"
+        );
+        assert!(check.dependencies > 0, "{topology} {escape}");
+    }
+}

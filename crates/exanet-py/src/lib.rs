@@ -211,6 +211,7 @@ fn check_routing<'py>(
         .map_err(config_error)?;
     let d = PyDict::new(py);
     d.set_item("acyclic", check.acyclic)?;
+    d.set_item("scope", check.scope)?;
     d.set_item("channels", check.channels)?;
     d.set_item("dependencies", check.dependencies)?;
     d.set_item("pairs", check.pairs)?;

@@ -56,6 +56,19 @@ impl Parts {
             .copied()
             .max()
             .unwrap_or(0);
+        if routing.bubble_vc().is_some()
+            && 2 * u64::from(largest_packet) > config.router.vc_buffer_bytes
+        {
+            return Err(ConfigError::new(
+                "router.vc_buffer",
+                format!("{}B", config.router.vc_buffer_bytes),
+                format!(
+                    "at least two of the largest packet, {} B, under bubble flow control: a \
+                     packet enters a ring's escape VC only while room for another stays free",
+                    2 * largest_packet
+                ),
+            ));
+        }
         if u64::from(largest_packet) > config.router.vc_buffer_bytes {
             return Err(ConfigError::new(
                 "router.vc_buffer",
@@ -158,6 +171,12 @@ pub struct Network {
     pub(super) candidates: Candidates,
     /// Bytes of one VC buffer (router-to-router), for weighing candidates.
     pub(super) vc_buffer_bytes: u32,
+    /// The routing's escape VCs (bit set; 0: none), and under bubble flow control the escape VC
+    /// and the room a packet entering its ring must leave (the largest packet).
+    pub(super) escape_vcs: u32,
+    pub(super) bubble: Option<(u8, u32)>,
+    /// Scratch: inputs found blocked on adaptive VCs during one arbitration.
+    pub(super) blocked: Vec<usize>,
 }
 
 impl Network {
@@ -170,6 +189,14 @@ impl Network {
             class_links,
         } = Parts::build(config)?;
         let vcs = config.router.vcs as usize;
+        let routing_escape_vcs = routing.escape_vcs();
+        let routing_bubble_vc = routing.bubble_vc();
+        let largest_packet = traffic
+            .packet_wire_bytes()
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0);
         let nic_link = PortLink::new(
             config.nic.injection_latency_ps,
             config.nic.injection_bandwidth_bytes_per_s,
@@ -275,6 +302,9 @@ impl Network {
             is_dirty: vec![false; ports],
             candidates: Candidates::new(),
             vc_buffer_bytes: config.router.vc_buffer_bytes as u32,
+            escape_vcs: routing_escape_vcs,
+            bubble: routing_bubble_vc.map(|vc| (vc, largest_packet)),
+            blocked: Vec::new(),
             topology,
         })
     }

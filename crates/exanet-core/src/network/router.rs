@@ -40,7 +40,7 @@ impl Network {
     ) {
         let input = self.port_index(router, port) * self.vcs + usize::from(vc);
         if self.input_vcs[input].queue.push(id, &mut self.packets) {
-            self.route_head(now, router, port, vc);
+            self.route_head(now, router, port, vc, false);
         }
     }
 
@@ -71,8 +71,9 @@ impl Network {
         }
     }
 
-    /// Routes the packet now at the head of (port, vc) and files its request with the output.
-    fn route_head(&mut self, now: Time, router: u32, port: u16, vc: u8) {
+    /// Routes the packet now at the head of (port, vc) and files its request with the output;
+    /// `escape` keeps only the way that offers the escape VCs (a blocked adaptive packet).
+    fn route_head(&mut self, now: Time, router: u32, port: u16, vc: u8, escape: bool) {
         let in_index = self.port_index(router, port);
         let input = in_index * self.vcs + usize::from(vc);
         let head = self.input_vcs[input].queue.head;
@@ -94,12 +95,23 @@ impl Network {
         let base = router as usize * self.ports;
         let vcs = self.vcs;
         let credits = &self.credits;
-        let chosen = self.candidates.as_slice()[select(
-            self.candidates.as_slice(),
-            self.vc_buffer_bytes,
-            vcs as u32,
-            |p, v| credits[(base + usize::from(p)) * vcs + v as usize],
-        )];
+        let escape_vcs = self.escape_vcs;
+        let candidates = self.candidates.as_slice();
+        let chosen = if escape {
+            *candidates
+                .iter()
+                .find(|c| c.vc_mask & escape_vcs != 0)
+                .expect("an escape routing always offers its escape way")
+        } else {
+            // Escape VCs are a last resort, not a reason to prefer a way.
+            candidates[select(candidates, self.vc_buffer_bytes, vcs as u32, |p, v| {
+                if escape_vcs & (1 << v) != 0 {
+                    0
+                } else {
+                    credits[(base + usize::from(p)) * vcs + v as usize]
+                }
+            })]
+        };
         // The packet leaves on the chosen way, so its state changes now.
         self.packets[head].set_route(chosen.next);
         let out_index = base + usize::from(chosen.port);
@@ -201,13 +213,39 @@ impl Network {
                 let vc = if ejection {
                     0
                 } else {
-                    // The allowed VC with the most credits, if the whole packet fits.
-                    match vcs_in(u32::from(slot.vc_mask))
-                        .filter(|&v| credits[v as usize] >= slot.bytes)
-                        .max_by_key(|&v| (credits[v as usize], std::cmp::Reverse(v)))
-                    {
+                    // The allowed VC with the most credits, if the whole packet fits; escape
+                    // VCs only when no other has room.
+                    let fits = |mask: u32, room: u32| {
+                        vcs_in(mask)
+                            .filter(|&v| credits[v as usize] >= room)
+                            .max_by_key(|&v| (credits[v as usize], std::cmp::Reverse(v)))
+                    };
+                    let mask = u32::from(slot.vc_mask);
+                    let escape = mask & self.escape_vcs;
+                    let found = if escape == 0 {
+                        fits(mask, slot.bytes)
+                    } else {
+                        fits(mask & !escape, slot.bytes).or_else(|| {
+                            let room = match self.bubble {
+                                Some((bubble_vc, extra))
+                                    if !(input & vc_mask == usize::from(bubble_vc)
+                                        && (input >> self.vc_bits) ^ 1 == usize::from(port)) =>
+                                {
+                                    slot.bytes + extra
+                                }
+                                _ => slot.bytes,
+                            };
+                            fits(escape, room)
+                        })
+                    };
+                    match found {
                         Some(v) => v as u8,
-                        None => continue,
+                        None => {
+                            if self.escape_vcs != 0 && escape == 0 {
+                                self.blocked.push(input);
+                            }
+                            continue;
+                        }
                     }
                 };
                 if first_eligible_wins {
@@ -230,6 +268,15 @@ impl Network {
             Some((grant, _)) => self.grant(now, router, port, grant, sched),
             None if next_ready != NEVER => self.ensure_wake(now, router, port, next_ready, sched),
             None => {}
+        }
+        // Packets blocked on adaptive VCs resort to the escape sub-network (Duato).
+        while let Some(input) = self.blocked.pop() {
+            self.requests[out_index * self.request_words + input / 64] &= !(1 << (input % 64));
+            let (in_port, in_vc) = (
+                (input >> self.vc_bits) as u16,
+                (input & ((1 << self.vc_bits) - 1)) as u8,
+            );
+            self.route_head(now, router, in_port, in_vc, true);
         }
     }
 
@@ -329,7 +376,7 @@ impl Network {
         }
 
         if !self.input_vcs[input].queue.is_empty() {
-            self.route_head(now, router, in_port, in_vc);
+            self.route_head(now, router, in_port, in_vc, false);
         }
         if self.has_requests(out_index) {
             self.ensure_wake(now, router, port, tail_out, sched);

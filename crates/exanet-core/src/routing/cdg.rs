@@ -3,6 +3,11 @@
 //! packet may go from every source router to every destination router, and checked for cycles.
 //! A channel is (router, output port, VC); a packet holding channel a and asking for channel b
 //! makes a depend on b. No cycle: no deadlock.
+//!
+//! With an escape sub-network (Duato) only the escape VCs' graph must be acyclic: under virtual
+//! cut-through a blocked packet can always take an escape VC, so the graph holds the escape
+//! channels and their direct dependencies. Under bubble flow control a packet continuing along
+//! its ring on the escape VC never blocks the ring, so those dependencies are left out too.
 
 use std::collections::HashSet;
 
@@ -21,6 +26,9 @@ pub struct Channel {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DependencyCheck {
     pub acyclic: bool,
+    /// Which channels the graph holds: "every channel", "escape channels (Duato)" or "escape
+    /// channels (Duato), ring continuations under bubble flow control left out".
+    pub scope: &'static str,
     /// Channels some route uses, and dependencies between them.
     pub channels: u64,
     pub dependencies: u64,
@@ -60,6 +68,9 @@ pub fn check(
     let mut used: HashSet<u32> = HashSet::new();
     let mut candidates = Candidates::new();
     let mut pairs = 0u64;
+    let escape = routing.escape_vcs();
+    let bubble = routing.bubble_vc();
+    let in_graph = |vc: u32| escape == 0 || escape & (1 << vc) != 0;
     // (router, in_port, in_vc, injected, state, held channel)
     let mut stack: Vec<(u32, u16, u8, bool, RouteState, Option<u32>)> = Vec::new();
     let mut seen: HashSet<(u32, u16, u8, RouteState)> = HashSet::new();
@@ -96,9 +107,18 @@ pub fn check(
                         };
                         for vc in vcs_in(c.vc_mask).filter(|&vc| vc < vcs) {
                             let ch = channel(router, c.port, vc);
-                            used.insert(ch);
-                            if let Some(h) = held {
-                                edges.insert((h, ch));
+                            if in_graph(vc) {
+                                used.insert(ch);
+                                let along_ring = |h: u32| {
+                                    bubble.is_some_and(|b| u32::from(b) == vc)
+                                        && h % vcs == vc
+                                        && (h / vcs) as usize % ports == usize::from(c.port)
+                                };
+                                if let Some(h) = held.filter(|&h| in_graph(h % vcs)) {
+                                    if !along_ring(h) {
+                                        edges.insert((h, ch));
+                                    }
+                                }
                             }
                             if seen.insert((next, port, vc as u8, c.next)) {
                                 stack.push((next, port, vc as u8, false, c.next, Some(ch)));
@@ -127,6 +147,13 @@ pub fn check(
     };
     DependencyCheck {
         acyclic: cycle.is_none(),
+        scope: match (escape, bubble) {
+            (0, _) => "every channel",
+            (_, None) => "escape channels (Duato)",
+            (_, Some(_)) => {
+                "escape channels (Duato), ring continuations under bubble flow control left out"
+            }
+        },
         channels: used.len() as u64,
         dependencies: edges.len() as u64,
         pairs,

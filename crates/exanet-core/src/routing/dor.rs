@@ -46,10 +46,13 @@ impl DimensionOrder {
                  to simulate the deadlock on purpose",
             ));
         }
-        Ok(DimensionOrder {
-            torus: torus.clone(),
-            class_masks,
-        })
+        Ok(Self::with_classes(torus.clone(), class_masks))
+    }
+
+    /// Dimension-order routing on the given VC sets of the two dateline classes (equal on a
+    /// mesh): the escape sub-network of adaptive routing uses a few of the VCs.
+    pub fn with_classes(torus: Torus, class_masks: [u32; 2]) -> Self {
+        DimensionOrder { torus, class_masks }
     }
 
     /// The output direction in `dim` from coordinate `c` to `t` (c != t): true for up.

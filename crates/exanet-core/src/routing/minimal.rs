@@ -147,13 +147,18 @@ impl MinimalTable {
             }
         };
         if vcs < longest {
+            let torus_hint = if topology.coordinates().is_some() {
+                "; on a torus or mesh, routing.escape = \"dor\" or \"bubble\" needs 2-3 VCs"
+            } else {
+                ""
+            };
             return Err(ConfigError::new(
                 "router.vcs",
                 vcs.to_string(),
                 format!(
                     "at least {longest} VCs for {} routing on this {}: VC i carries hop i, \
                      which keeps the channel-dependency graph acyclic, and the longest path \
-                     has {longest} hops",
+                     has {longest} hops{torus_hint}",
                     scheme.name(),
                     topology.family()
                 ),

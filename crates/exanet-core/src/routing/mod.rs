@@ -3,13 +3,15 @@
 
 pub mod cdg;
 mod dor;
+mod escape;
 mod groups;
 mod minimal;
 
 pub use dor::DimensionOrder;
+pub use escape::EscapeAdaptive;
 pub use minimal::{MinimalTable, TableScheme, HIERARCHICAL};
 
-use crate::config::RoutingConfig;
+use crate::config::{Escape, RoutingConfig, Selection};
 use crate::error::ConfigError;
 use crate::topology::Topology;
 
@@ -119,6 +121,21 @@ pub struct RouteQuery {
 /// unless the config opted into unsafe routing.
 pub trait RoutingFunction: Send + Sync {
     fn route(&self, query: &RouteQuery, out: &mut Candidates);
+
+    /// VCs of an escape sub-network (Duato), as a bit set: selection ignores them, the
+    /// allocator takes them only when no other allowed VC has room, and a packet whose way
+    /// offers none and finds no room is re-routed to the way that does (always the first
+    /// candidate). 0: no escape sub-network.
+    fn escape_vcs(&self) -> u32 {
+        0
+    }
+
+    /// The escape VC under bubble flow control, if any: a packet entering it other than along
+    /// its ring (same dimension and direction, from the same VC) needs room for a second
+    /// packet of the largest size downstream.
+    fn bubble_vc(&self) -> Option<u8> {
+        None
+    }
 }
 
 /// Picks a candidate from local state only. Ways of one length: the one whose best VC holds
@@ -202,7 +219,18 @@ pub fn build(
         RoutingConfig::Dor { allow_unsafe } => {
             Ok(Box::new(DimensionOrder::new(topology, vcs, *allow_unsafe)?))
         }
-        RoutingConfig::Minimal { selection } => Ok(Box::new(MinimalTable::new(
+        RoutingConfig::Minimal { selection, escape } if *escape != Escape::None => {
+            if *selection != Selection::Adaptive {
+                return Err(ConfigError::new(
+                    "routing.selection",
+                    format!("{selection:?}").to_lowercase(),
+                    "\"adaptive\" with an escape sub-network (a packet falls back to the escape \
+                     VCs when the adaptive ones are full)",
+                ));
+            }
+            Ok(Box::new(EscapeAdaptive::new(topology, vcs, *escape)?))
+        }
+        RoutingConfig::Minimal { selection, .. } => Ok(Box::new(MinimalTable::new(
             topology,
             vcs,
             TableScheme::Minimal {
