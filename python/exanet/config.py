@@ -111,8 +111,21 @@ class MinimalRouting(_Section):
         "bubble (torus: one escape VC under bubble flow control)",
     )
 
+    threshold: float = Field(
+        0.5,
+        ge=0,
+        allow_inf_nan=False,
+        description="adaptive selection: the fraction of one VC buffer another port must have "
+        "free beyond the oblivious choice (DOR, D-mod-k) before a router takes it",
+    )
+
     def to_core(self) -> dict[str, Any]:
-        return {"kind": self.kind, "selection": self.selection, "escape": self.escape}
+        return {
+            "kind": self.kind,
+            "selection": self.selection,
+            "escape": self.escape,
+            "threshold": self.threshold,
+        }
 
 
 class ValiantRouting(_Section):
@@ -130,9 +143,16 @@ class UgalLRouting(_Section):
     bytes x hops on its first link (local information only); VCs as Valiant."""
 
     kind: Literal["ugal_l"]
+    threshold: float = Field(
+        0.0,
+        ge=0,
+        allow_inf_nan=False,
+        description="bias toward minimal routes: queued bytes (a fraction of one VC buffer) "
+        "added to the Valiant way's queue before comparing",
+    )
 
     def to_core(self) -> dict[str, Any]:
-        return {"kind": self.kind}
+        return {"kind": self.kind, "threshold": self.threshold}
 
 
 Routing = Annotated[

@@ -125,9 +125,22 @@ pub enum RoutingConfig {
         selection: Selection,
         #[serde(default)]
         escape: Escape,
+        /// Fraction of one VC buffer another way must have free beyond the first (oblivious)
+        /// one before an adaptive router takes it.
+        #[serde(default = "half_buffer")]
+        threshold: f64,
     },
     Valiant {},
-    UgalL {},
+    UgalL {
+        /// Queued bytes (a fraction of one VC buffer) added to the non-minimal way's queue:
+        /// the bias toward minimal routes.
+        #[serde(default)]
+        threshold: f64,
+    },
+}
+
+fn half_buffer() -> f64 {
+    0.5
 }
 
 /// How minimal routing picks among the ports one hop closer.

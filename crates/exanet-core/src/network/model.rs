@@ -174,6 +174,8 @@ pub struct Network {
     /// The routing's escape VCs (bit set; 0: none), and under bubble flow control the escape VC
     /// and the room a packet entering its ring must leave (the largest packet).
     pub(super) escape_vcs: u32,
+    /// The routing's selection threshold in bytes (see `routing::select`).
+    pub(super) threshold_bytes: u32,
     pub(super) bubble: Option<(u8, u32)>,
     /// Scratch: inputs found blocked on adaptive VCs during one arbitration.
     pub(super) blocked: Vec<usize>,
@@ -191,6 +193,8 @@ impl Network {
         let vcs = config.router.vcs as usize;
         let routing_escape_vcs = routing.escape_vcs();
         let routing_bubble_vc = routing.bubble_vc();
+        let threshold_bytes = (routing.threshold() * config.router.vc_buffer_bytes as f64)
+            .min(f64::from(u32::MAX)) as u32;
         let largest_packet = traffic
             .packet_wire_bytes()
             .iter()
@@ -303,6 +307,7 @@ impl Network {
             candidates: Candidates::new(),
             vc_buffer_bytes: config.router.vc_buffer_bytes as u32,
             escape_vcs: routing_escape_vcs,
+            threshold_bytes,
             bubble: routing_bubble_vc.map(|vc| (vc, largest_packet)),
             blocked: Vec::new(),
             topology,

@@ -104,7 +104,8 @@ impl Network {
                 .expect("an escape routing always offers its escape way")
         } else {
             // Escape VCs are a last resort, not a reason to prefer a way.
-            candidates[select(candidates, self.vc_buffer_bytes, vcs as u32, |p, v| {
+            let (buffer, threshold) = (self.vc_buffer_bytes, self.threshold_bytes);
+            candidates[select(candidates, buffer, vcs as u32, threshold, |p, v| {
                 if escape_vcs & (1 << v) != 0 {
                     0
                 } else {

@@ -24,10 +24,16 @@ pub struct EscapeAdaptive {
     escape: Escape,
     escape_vcs: u32,
     adaptive_vcs: u32,
+    threshold: f64,
 }
 
 impl EscapeAdaptive {
-    pub fn new(topology: &dyn Topology, vcs: u32, escape: Escape) -> Result<Self, ConfigError> {
+    pub fn new(
+        topology: &dyn Topology,
+        vcs: u32,
+        escape: Escape,
+        threshold: f64,
+    ) -> Result<Self, ConfigError> {
         let what = match escape {
             Escape::Dor => "\"dor\"",
             Escape::Bubble => "\"bubble\"",
@@ -86,6 +92,7 @@ impl EscapeAdaptive {
             escape,
             escape_vcs,
             adaptive_vcs: all & !escape_vcs,
+            threshold,
         })
     }
 }
@@ -133,6 +140,10 @@ impl RoutingFunction for EscapeAdaptive {
     fn bubble_vc(&self) -> Option<u8> {
         (self.escape == Escape::Bubble).then_some(0)
     }
+
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
 }
 
 #[cfg(test)]
@@ -157,14 +168,14 @@ mod tests {
     #[test]
     fn offers_the_dor_port_with_escape_vcs_first_then_every_minimal_direction() {
         let t = Torus::new(&[8, 8], 1, true).unwrap();
-        let r = EscapeAdaptive::new(&t, 4, Escape::Dor).unwrap();
+        let r = EscapeAdaptive::new(&t, 4, Escape::Dor, 0.0).unwrap();
         let mut out = Candidates::new();
         // (1,1) -> (4,5): x+ (DOR, escape class 0 = VC0 plus adaptive VCs 2,3), then y- and y+
         // are both minimal (offset 4 of 8), so three ways.
         r.route(&query(1 + 8, 4 + 5 * 8), &mut out);
         let ports: Vec<(u16, u32)> = out.as_slice().iter().map(|c| (c.port, c.vc_mask)).collect();
         assert_eq!(ports, vec![(0, 0b1101), (2, 0b1100), (3, 0b1100)]);
-        let bubble = EscapeAdaptive::new(&t, 2, Escape::Bubble).unwrap();
+        let bubble = EscapeAdaptive::new(&t, 2, Escape::Bubble, 0.0).unwrap();
         assert_eq!(bubble.escape_vcs(), 1);
         assert_eq!(bubble.bubble_vc(), Some(0));
     }
@@ -172,12 +183,14 @@ mod tests {
     #[test]
     fn too_few_vcs_and_wrong_topologies_are_refused() {
         let t = Torus::new(&[4, 4], 1, true).unwrap();
-        let err = EscapeAdaptive::new(&t, 2, Escape::Dor).err().unwrap();
+        let err = EscapeAdaptive::new(&t, 2, Escape::Dor, 0.0).err().unwrap();
         assert_eq!((err.key.as_str(), err.value.as_str()), ("router.vcs", "2"));
         assert!(err.expected.contains("at least 3"));
         let mesh = Torus::new(&[4, 4], 1, false).unwrap();
-        assert!(EscapeAdaptive::new(&mesh, 2, Escape::Dor).is_ok());
-        let err = EscapeAdaptive::new(&mesh, 2, Escape::Bubble).err().unwrap();
+        assert!(EscapeAdaptive::new(&mesh, 2, Escape::Dor, 0.0).is_ok());
+        let err = EscapeAdaptive::new(&mesh, 2, Escape::Bubble, 0.0)
+            .err()
+            .unwrap();
         assert_eq!(err.key, "routing.escape");
     }
 }

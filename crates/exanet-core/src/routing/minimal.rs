@@ -47,6 +47,7 @@ pub struct MinimalTable {
     /// Dragonflies and Fishnets: minimal means at most one global link, and Valiant's
     /// intermediate is a group.
     hierarchy: Option<GroupDistances>,
+    threshold: f64,
 }
 
 /// Families whose minimal route is hierarchical (local, global, local).
@@ -63,6 +64,7 @@ impl MinimalTable {
         topology: &dyn Topology,
         vcs: u32,
         scheme: TableScheme,
+        threshold: f64,
     ) -> Result<Self, ConfigError> {
         let n = topology.num_routers();
         if n > MAX_TABLE_ROUTERS {
@@ -171,6 +173,7 @@ impl MinimalTable {
             neighbours,
             all_vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
             hierarchy,
+            threshold,
         })
     }
 }
@@ -253,7 +256,9 @@ impl MinimalTable {
         }
     }
 
-    /// Pushes the ports one hop closer to `target`: all (adaptive) or one picked by `pick`.
+    /// Pushes the ports one hop closer to `target`: the one `pick` names, then (`all`, adaptive)
+    /// the others, so that among equally free ports an adaptive router takes the oblivious
+    /// choice.
     #[allow(clippy::too_many_arguments)]
     fn toward(
         &self,
@@ -262,7 +267,8 @@ impl MinimalTable {
         vc: u32,
         next: RouteState,
         hops: u8,
-        pick: Option<Pick>,
+        pick: Pick,
+        all: bool,
         limit: usize,
         out: &mut Candidates,
     ) {
@@ -294,12 +300,10 @@ impl MinimalTable {
             .chain(&ports[..start])
             .filter(|&&(_, nb)| closer(nb));
         let count = options.clone().count();
-        let pick = pick.map(|p| p.index(count));
+        let picked = pick.index(count);
         let first = out.as_slice().len();
-        for (i, &(port, _)) in options.enumerate() {
-            if pick.is_some_and(|p| p != i) {
-                continue;
-            }
+        let taken = if all { count } else { 1 };
+        for &(port, _) in options.cycle().skip(picked).take(taken) {
             out.push(Candidate {
                 port,
                 vc_mask: 1 << vc,
@@ -340,6 +344,10 @@ impl MinimalTable {
 }
 
 impl RoutingFunction for MinimalTable {
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         let vc = if q.injected {
             0
@@ -364,9 +372,15 @@ impl RoutingFunction for MinimalTable {
                         .hops_to(q.router, via_target)
                         .saturating_add(h_min.max(1));
                     let half = Candidates::CAPACITY / 2;
-                    self.toward(q.router, dst, vc, minimal, h_min, None, half, out);
+                    let spread = Pick::Digit {
+                        value: q.dst,
+                        hop: vc,
+                    };
+                    self.toward(q.router, dst, vc, minimal, h_min, spread, true, half, out);
                     let valiant = RouteState { phase: 0, via };
-                    self.toward(q.router, via_target, vc, valiant, h_val, None, half, out);
+                    self.toward(
+                        q.router, via_target, vc, valiant, h_val, spread, true, half, out,
+                    );
                     return;
                 }
                 _ => {}
@@ -389,18 +403,22 @@ impl RoutingFunction for MinimalTable {
                 return;
             }
         }
-        let pick = match self.scheme {
+        let by_destination = Pick::Digit {
+            value: q.dst,
+            hop: vc,
+        };
+        let (pick, all) = match self.scheme {
             // Mix in the router so that each hop picks afresh.
             TableScheme::Minimal {
                 selection: Selection::Random,
-            } => Some(Pick::Random(q.random ^ q.router.wrapping_mul(0x9e37_79b9))),
+            } => (
+                Pick::Random(q.random ^ q.router.wrapping_mul(0x9e37_79b9)),
+                false,
+            ),
             TableScheme::Minimal {
                 selection: Selection::Destination,
-            } => Some(Pick::Digit {
-                value: q.dst,
-                hop: vc,
-            }),
-            _ => None,
+            } => (by_destination, false),
+            _ => (by_destination, true),
         };
         let hops = self.hops_to(q.router, target);
         self.toward(
@@ -410,6 +428,7 @@ impl RoutingFunction for MinimalTable {
             state,
             hops,
             pick,
+            all,
             Candidates::CAPACITY,
             out,
         );

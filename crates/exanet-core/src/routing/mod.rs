@@ -136,31 +136,41 @@ pub trait RoutingFunction: Send + Sync {
     fn bubble_vc(&self) -> Option<u8> {
         None
     }
+
+    /// How much freer (a fraction of one VC buffer) another way must be before an adaptive
+    /// router leaves the first one (see [`select`]).
+    fn threshold(&self) -> f64 {
+        0.0
+    }
 }
 
 /// Picks a candidate from local state only. Ways of one length: the one whose best VC holds
-/// the most credits (first on ties). Ways of different lengths (UGAL): the smallest queued bytes
-/// downstream x hops left, the first on ties. `credits(port, vc)` is the upstream view of
-/// downstream buffer space; `buffer` the bytes of one VC buffer. Returns the chosen index.
+/// the most credits, where the first way (the oblivious choice: DOR, D-mod-k) counts
+/// `threshold` bytes more, so a router leaves it only for a way clearly freer. Ways of
+/// different lengths (UGAL): the smallest queued bytes downstream x hops left, longer ways
+/// counting `threshold` more queued bytes; the first on ties. `credits(port, vc)` is the
+/// upstream view of downstream buffer space; `buffer` the bytes of one VC buffer. Returns the
+/// chosen index.
 pub fn select(
     candidates: &[Candidate],
     buffer: u32,
     vcs: u32,
+    threshold: u32,
     credits: impl Fn(u16, u32) -> u32,
 ) -> usize {
     if candidates.len() == 1 {
         return 0;
     }
-    let weighed = candidates.iter().any(|c| c.hops != candidates[0].hops);
-    if !weighed {
-        return select_most_credits(candidates, credits);
+    let shortest = candidates.iter().map(|c| c.hops).min().unwrap_or(0);
+    if candidates.iter().all(|c| c.hops == shortest) {
+        return select_most_credits(candidates, threshold, credits);
     }
+    let capacity = u64::from(buffer) * u64::from(vcs);
     let score = |c: &Candidate| {
         let free: u64 = (0..vcs).map(|vc| u64::from(credits(c.port, vc))).sum();
-        let queued =
-            u64::from(buffer) * u64::from(vcs) - free.min(u64::from(buffer) * u64::from(vcs));
+        let bias = if c.hops > shortest { threshold } else { 0 };
         // +1 byte: an empty queue still costs its hops.
-        (queued + 1) * u64::from(c.hops)
+        (capacity - free.min(capacity) + u64::from(bias) + 1) * u64::from(c.hops)
     };
     let mut best = 0;
     let mut best_score = score(&candidates[0]);
@@ -174,20 +184,24 @@ pub fn select(
     best
 }
 
-/// Picks the candidate whose best VC holds the most credits (first candidate on ties): the
-/// selection an adaptive router makes among equally long ways.
-pub fn select_most_credits(candidates: &[Candidate], credits: impl Fn(u16, u32) -> u32) -> usize {
+/// Picks the candidate whose best VC holds the most credits, the first counting `bonus` more
+/// (first on ties): the selection an adaptive router makes among equally long ways.
+pub fn select_most_credits(
+    candidates: &[Candidate],
+    bonus: u32,
+    credits: impl Fn(u16, u32) -> u32,
+) -> usize {
     if candidates.len() == 1 {
         return 0;
     }
     let best_vc_credits = |c: &Candidate| {
         vcs_in(c.vc_mask)
-            .map(|vc| credits(c.port, vc))
+            .map(|vc| u64::from(credits(c.port, vc)))
             .max()
             .unwrap_or(0)
     };
     let mut best = 0;
-    let mut best_credits = best_vc_credits(&candidates[0]);
+    let mut best_credits = best_vc_credits(&candidates[0]) + u64::from(bonus);
     for (i, c) in candidates.iter().enumerate().skip(1) {
         let free = best_vc_credits(c);
         if free > best_credits {
@@ -215,11 +229,24 @@ pub fn build(
     topology: &dyn Topology,
     vcs: u32,
 ) -> Result<Box<dyn RoutingFunction>, ConfigError> {
+    let threshold = match config {
+        RoutingConfig::Minimal { threshold, .. } | RoutingConfig::UgalL { threshold } => *threshold,
+        _ => 0.0,
+    };
+    if !(threshold.is_finite() && threshold >= 0.0) {
+        return Err(ConfigError::new(
+            "routing.threshold",
+            threshold.to_string(),
+            "a fraction of one VC buffer, 0 or more",
+        ));
+    }
     match config {
         RoutingConfig::Dor { allow_unsafe } => {
             Ok(Box::new(DimensionOrder::new(topology, vcs, *allow_unsafe)?))
         }
-        RoutingConfig::Minimal { selection, escape } if *escape != Escape::None => {
+        RoutingConfig::Minimal {
+            selection, escape, ..
+        } if *escape != Escape::None => {
             if *selection != Selection::Adaptive {
                 return Err(ConfigError::new(
                     "routing.selection",
@@ -228,7 +255,9 @@ pub fn build(
                      VCs when the adaptive ones are full)",
                 ));
             }
-            Ok(Box::new(EscapeAdaptive::new(topology, vcs, *escape)?))
+            Ok(Box::new(EscapeAdaptive::new(
+                topology, vcs, *escape, threshold,
+            )?))
         }
         RoutingConfig::Minimal { selection, .. } => Ok(Box::new(MinimalTable::new(
             topology,
@@ -236,16 +265,19 @@ pub fn build(
             TableScheme::Minimal {
                 selection: *selection,
             },
+            threshold,
         )?)),
         RoutingConfig::Valiant {} => Ok(Box::new(MinimalTable::new(
             topology,
             vcs,
             TableScheme::Valiant,
+            threshold,
         )?)),
-        RoutingConfig::UgalL {} => Ok(Box::new(MinimalTable::new(
+        RoutingConfig::UgalL { .. } => Ok(Box::new(MinimalTable::new(
             topology,
             vcs,
             TableScheme::UgalL,
+            threshold,
         )?)),
     }
 }
@@ -262,8 +294,11 @@ mod tests {
             Candidate::keep(2, 0b10, RouteState::default()),
         ];
         let credits = |port: u16, vc: u32| [[10, 0], [5, 20], [0, 20]][port as usize][vc as usize];
-        assert_eq!(select_most_credits(&cands, credits), 1);
-        assert_eq!(select_most_credits(&cands[..1], credits), 0);
+        assert_eq!(select_most_credits(&cands, 0, credits), 1);
+        // The first way keeps the packet unless another is freer by more than the bonus.
+        assert_eq!(select_most_credits(&cands, 10, credits), 0);
+        assert_eq!(select_most_credits(&cands, 9, credits), 1);
+        assert_eq!(select_most_credits(&cands[..1], 0, credits), 0);
         assert_eq!(vcs_in(0b1011).collect::<Vec<_>>(), vec![0, 1, 3]);
     }
 }
