@@ -138,29 +138,56 @@ class ValiantRouting(_Section):
         return {"kind": self.kind}
 
 
-class UgalLRouting(_Section):
-    """UGAL-L: at the source, the minimal or the Valiant way, whichever has the smaller queued
-    bytes x hops on its first link (local information only); VCs as Valiant."""
+class _WeighedRouting(_Section):
+    """A scheme that weighs a minimal way against longer ones at the source."""
 
-    kind: Literal["ugal_l"]
     threshold: float = Field(
         0.0,
         ge=0,
         allow_inf_nan=False,
         description="bias toward minimal routes: queued bytes (a fraction of one VC buffer) "
-        "added to the Valiant way's queue before comparing",
+        "added to a longer way's queue before comparing",
     )
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": self.kind, "threshold": self.threshold}
 
 
+class UgalLRouting(_WeighedRouting):
+    """UGAL-L: at the source, the minimal or the Valiant way, whichever has the smaller queued
+    bytes x hops on its first link (local information only); VCs as Valiant."""
+
+    kind: Literal["ugal_l"]
+
+
+class ParRouting(_WeighedRouting):
+    """PAR (progressive adaptive, dragonflies and Fishnets): UGAL-L at the source, and once
+    more after the first local hop while still in the source group; one VC more than UGAL-L."""
+
+    kind: Literal["par"]
+
+
+class FishnetAdaptiveRouting(_WeighedRouting):
+    """The Fishnet-tailored scheme (Li et al. §3.1.2): minimal when a gateway into the
+    destination subnet is at most one hop away (adaptive among such gateways), else Valiant
+    through a subnet whose gateway is that close."""
+
+    kind: Literal["fishnet_adaptive"]
+
+
 Routing = Annotated[
-    DorRouting | MinimalRouting | ValiantRouting | UgalLRouting, Field(discriminator="kind")
+    DorRouting
+    | MinimalRouting
+    | ValiantRouting
+    | UgalLRouting
+    | ParRouting
+    | FishnetAdaptiveRouting,
+    Field(discriminator="kind"),
 ]
 ROUTING_DESCRIPTION = (
-    "the routing; kind = dor (dimension order, torus and mesh), minimal, valiant or ugal_l "
-    "(any topology); default dor on a torus or mesh, minimal on every other topology"
+    "the routing; kind = dor (dimension order, torus and mesh), minimal, valiant, ugal_l "
+    "(any topology), par (dragonflies, Fishnets) or fishnet_adaptive (Fishnets); default dor "
+    "on a torus or mesh, minimal on every other topology (docs/routing.md)"
 )
 
 

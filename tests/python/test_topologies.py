@@ -409,14 +409,24 @@ def test_unknown_routing_kind():
     assert '"minimal"' in caught.value.expected
 
 
-def test_minimal_routing_needs_a_vc_per_hop():
-    config = Config.from_dict(
-        {"topology": {"kind": "dragonfly", "a": 4, "h": 2}, "traffic": {"load": 0.1}}
+def test_minimal_routing_needs_a_vc_per_hop_or_per_global_link():
+    tree = Config.from_dict(
+        {
+            "topology": {"kind": "fat_tree", "levels": 3, "radix": 4},
+            "traffic": {"load": 0.1},
+        }
     )
     with pytest.raises(ConfigError) as caught:
-        exanet.validate(config)
+        exanet.validate(tree)
     assert (caught.value.key, caught.value.value) == ("router.vcs", "2")
-    assert exanet.validate(load(config, ["router.vcs=3"]))["diameter_hops"] == 3
+    assert "at least 4 VCs" in caught.value.expected
+    assert exanet.validate(load(tree, ["router.vcs=4"]))["diameter_hops"] == 4
+    # A dragonfly's minimal route takes one global link: two VC classes, whatever its
+    # diameter of 3.
+    dragonfly = Config.from_dict(
+        {"topology": {"kind": "dragonfly", "a": 4, "h": 2}, "traffic": {"load": 0.1}}
+    )
+    assert exanet.validate(dragonfly)["diameter_hops"] == 3
 
 
 # -- exanet.topology and describe --------------------------------------------------------------
@@ -613,9 +623,11 @@ def test_valiant_and_ugal_l_reach_the_core_and_need_twice_the_vcs():
         config = Config.from_dict({**base, "routing": {"kind": kind}, "router": {"vcs": 5}})
         assert config.to_core()["routing"]["kind"] == kind
         assert exanet.simulate(config).summary["packets_delivered"] > 0
-        # Hierarchical Valiant: up to 2 hops to the intermediate group, 2 more to the
-        # destination group and 1 inside it.
+        # Hierarchical Valiant on an all-to-all dragonfly: a VC class per global link
+        # taken, 3 in all (Kim et al.).
         with pytest.raises(ConfigError) as err:
-            exanet.validate(Config.from_dict({**base, "routing": {"kind": kind}}))
+            exanet.validate(
+                Config.from_dict({**base, "routing": {"kind": kind}, "router": {"vcs": 2}})
+            )
         assert err.value.key == "router.vcs"
-        assert "at least 5 VCs" in err.value.expected
+        assert "at least 3 VCs" in err.value.expected

@@ -137,6 +137,17 @@ pub enum RoutingConfig {
         #[serde(default)]
         threshold: f64,
     },
+    /// Progressive adaptive routing (dragonflies, Fishnets): UGAL-L at the source and once
+    /// more after the first local hop.
+    Par {
+        #[serde(default)]
+        threshold: f64,
+    },
+    /// The Fishnet-tailored adaptive scheme (001 §3.1.2).
+    FishnetAdaptive {
+        #[serde(default)]
+        threshold: f64,
+    },
 }
 
 fn half_buffer() -> f64 {

@@ -99,11 +99,14 @@ fn light_load_hops_equal_the_exact_average_distance() {
         let packets = s.u64("packets_delivered") as f64;
         let noise = 4.0 * exact / packets.sqrt() + 0.02;
         if HIERARCHICAL.contains(&name) {
-            // Hierarchical minimal (at most one global link) is never shorter than the graph's
-            // shortest path and may be longer where two global links make a shortcut.
+            // Hierarchical minimal (one global link) may be longer than the graph's shortest
+            // path where two global links make a shortcut: compare with its own mean,
+            // computed here link by link.
+            let hierarchical = hierarchical_mean_distance(&topology);
+            assert!(hierarchical >= exact - 1e-9, "{name}");
             assert!(
-                measured > exact - noise && measured < exact + 1.0,
-                "{name}: measured {measured} vs graph distance {exact}"
+                (measured - hierarchical).abs() < noise,
+                "{name}: measured {measured} vs hierarchical {hierarchical} (graph {exact})"
             );
         } else {
             // Minimal routing takes exactly the minimal distance: only sampling error remains.
@@ -113,6 +116,64 @@ fn light_load_hops_equal_the_exact_average_distance() {
             );
         }
     }
+}
+
+/// Mean over ordered pairs of distinct endpoints of the shortest route with at most one
+/// global link: local breadth-first distances inside groups, and between groups the best
+/// local + global link + local combination.
+fn hierarchical_mean_distance(topology: &Json) -> f64 {
+    let t =
+        exanet_core::topology::build(&serde_json::from_value(topology.clone()).unwrap()).unwrap();
+    let n = t.num_routers() as usize;
+    let group: Vec<u32> = (0..n as u32).map(|r| t.group(r).unwrap()).collect();
+    let links: Vec<(usize, usize)> = (0..n as u32)
+        .flat_map(|r| (0..t.ports_per_router()).map(move |p| (r, p)))
+        .filter_map(|(r, p)| match t.peer(r, p) {
+            exanet_core::topology::Peer::Router { router, .. } => {
+                Some((r as usize, router as usize))
+            }
+            _ => None,
+        })
+        .collect();
+    let mut local = vec![vec![u32::MAX; n]; n];
+    for (s, row) in local.iter_mut().enumerate() {
+        row[s] = 0;
+        let mut frontier = vec![s];
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for &(a, b) in &links {
+                if frontier.contains(&a) && group[b] == group[s] && row[b] == u32::MAX {
+                    row[b] = row[a] + 1;
+                    next.push(b);
+                }
+            }
+            frontier = next;
+        }
+    }
+    let endpoints: Vec<usize> = (0..t.num_endpoints())
+        .map(|e| t.endpoint_attachment(e).0 as usize)
+        .collect();
+    let (mut sum, mut pairs) = (0u64, 0u64);
+    for (i, &a) in endpoints.iter().enumerate() {
+        for (j, &b) in endpoints.iter().enumerate() {
+            if i == j {
+                continue;
+            }
+            let d = if group[a] == group[b] {
+                local[a][b]
+            } else {
+                links
+                    .iter()
+                    .filter(|&&(x, y)| group[x] == group[a] && group[y] == group[b])
+                    .map(|&(x, y)| local[a][x] + 1 + local[y][b])
+                    .min()
+                    .unwrap()
+            };
+            sum += u64::from(d);
+            pairs += 1;
+        }
+    }
+    sum as f64 / pairs as f64
 }
 
 #[test]
@@ -157,12 +218,16 @@ fn group_adversarial_traffic_needs_nonminimal_routing_on_a_dragonfly() {
     let minimal = accepted(json!({"kind": "minimal", "selection": "adaptive"}));
     let valiant = accepted(json!({"kind": "valiant"}));
     let ugal = accepted(json!({"kind": "ugal_l"}));
+    let par = accepted(json!({"kind": "par"}));
     assert!(minimal <= 0.125 * 1.05, "minimal {minimal}");
     assert!(
         valiant > 2.5 * minimal,
         "valiant {valiant} vs minimal {minimal}"
     );
     assert!(ugal > 2.0 * minimal, "ugal_l {ugal} vs minimal {minimal}");
+    // PAR's second look in the source group catches packets UGAL-L sent minimally into a
+    // queue that filled behind them.
+    assert!(par >= ugal, "par {par} vs ugal_l {ugal}");
 }
 
 #[test]
@@ -170,17 +235,68 @@ fn under_uniform_traffic_minimal_beats_valiant_and_ugal_tracks_minimal() {
     let summary = |routing: Json| dragonfly_run(routing, "uniform", 0.2).summary;
     let minimal = summary(json!({"kind": "minimal", "selection": "adaptive"}));
     let valiant = summary(json!({"kind": "valiant"}));
-    let ugal = summary(json!({"kind": "ugal_l"}));
     let hops = |s: &exanet_core::stats::Summary| s.f64("hops_mean");
     let latency = |s: &exanet_core::stats::Summary| s.f64("latency_ns_mean");
     assert!(latency(&minimal) < latency(&valiant));
     assert!(hops(&valiant) > hops(&minimal) + 1.0);
+    for adaptive in ["ugal_l", "par"] {
+        let a = summary(json!({ "kind": adaptive }));
+        assert!(
+            hops(&a) < hops(&minimal) + 0.5 * (hops(&valiant) - hops(&minimal)),
+            "{adaptive} {} minimal {} valiant {}",
+            hops(&a),
+            hops(&minimal),
+            hops(&valiant)
+        );
+    }
+}
+
+fn fishnet_run(topology: Json, routing: &str, pattern: &str, load: f64) -> exanet_core::RunOutput {
+    run_ok(&with(&[
+        ("topology", topology),
+        ("routing", json!({ "kind": routing })),
+        ("router.vcs", json!(6)),
+        ("traffic.pattern", json!(pattern)),
+        ("traffic.load", json!(load)),
+        ("run.warmup_ps", json!(5_000_000)),
+        ("run.measure_ps", json!(20_000_000)),
+        ("run.drain", json!("none")),
+    ]))
+}
+
+#[test]
+fn the_fishnet_scheme_beats_minimal_and_ugal_on_adversarial_fishnet_lite_traffic() {
+    // Fishnet-lite on Petersen: one global link per subnet pair, so minimal routing of
+    // group_shift funnels a subnet's 20 endpoints into one link. The tailored scheme sends
+    // packets whose gateway is two hops away through a subnet whose gateway is near.
+    let lite = json!({"kind": "fishnet_lite", "base": {"kind": "petersen"}, "p": 2});
+    let accepted = |routing: &str| {
+        fishnet_run(lite.clone(), routing, "group_shift", 0.6)
+            .summary
+            .f64("accepted_load")
+    };
+    let (minimal, ugal, tailored) = (
+        accepted("minimal"),
+        accepted("ugal_l"),
+        accepted("fishnet_adaptive"),
+    );
+    assert!(minimal <= 0.05 * 1.05, "minimal {minimal}");
+    assert!(tailored > 3.0 * minimal, "fishnet_adaptive {tailored}");
+    assert!(tailored > ugal, "fishnet_adaptive {tailored} ugal_l {ugal}");
+}
+
+#[test]
+fn on_a_full_fishnet_the_tailored_scheme_stays_minimal() {
+    // Every Fishnet router is at most one hop from a gateway into any subnet: the scheme
+    // only chooses among gateways, and at light load it takes the shortest.
+    let full = json!({"kind": "fishnet", "base": {"kind": "petersen"}, "p": 1});
+    let out = fishnet_run(full.clone(), "fishnet_adaptive", "uniform", 0.05);
+    let measured = out.summary.f64("hops_mean");
+    let exact = hierarchical_mean_distance(&full);
+    let packets = out.summary.u64("packets_delivered") as f64;
     assert!(
-        hops(&ugal) < hops(&minimal) + 0.5 * (hops(&valiant) - hops(&minimal)),
-        "ugal {} minimal {} valiant {}",
-        hops(&ugal),
-        hops(&minimal),
-        hops(&valiant)
+        (measured - exact).abs() < 4.0 * exact / packets.sqrt() + 0.02,
+        "{measured} vs {exact}"
     );
 }
 
@@ -208,11 +324,18 @@ fn oblivious_minimal_routes_are_minimal_too() {
 #[test]
 fn every_scheme_on_every_family_survives_full_load_and_conserves_packets() {
     for (name, topology, _) in families() {
-        for routing in [
+        let mut schemes = vec![
             json!({"kind": "minimal", "selection": "random"}),
             json!({"kind": "valiant"}),
             json!({"kind": "ugal_l"}),
-        ] {
+        ];
+        if HIERARCHICAL.contains(&name) {
+            schemes.push(json!({"kind": "par"}));
+        }
+        if name.starts_with("fishnet") {
+            schemes.push(json!({"kind": "fishnet_adaptive"}));
+        }
+        for routing in schemes {
             let config = with(&[
                 ("topology", topology.clone()),
                 ("routing", routing.clone()),

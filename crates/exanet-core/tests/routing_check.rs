@@ -47,8 +47,22 @@ fn dimension_order_needs_two_vcs_on_a_torus_but_one_on_a_mesh() {
     }
 }
 
+/// The fewest VCs a config's routing accepts (it refuses fewer, naming the number).
+fn fewest_vcs(topology: &serde_json::Value, routing: &serde_json::Value) -> u32 {
+    (1..=16)
+        .find(|&vcs| {
+            let config = with(&[
+                ("topology", topology.clone()),
+                ("routing", routing.clone()),
+                ("router.vcs", json!(vcs)),
+            ]);
+            check_routing(&config, Some(1), 1).is_ok()
+        })
+        .expect("some VC count up to 16 suffices")
+}
+
 #[test]
-fn every_shipped_scheme_is_acyclic_on_every_family() {
+fn every_shipped_scheme_is_acyclic_on_every_family_with_the_fewest_vcs_it_accepts() {
     let families = [
         json!({"kind": "fat_tree", "levels": 3, "radix": 4, "pods": 4, "taper": [1, 1]}),
         json!({"kind": "dragonfly", "p": 1, "a": 3, "h": 1, "g": 4, "arrangement": "absolute"}),
@@ -59,24 +73,59 @@ fn every_shipped_scheme_is_acyclic_on_every_family() {
         json!({"kind": "slim_fly", "q": 3, "p": 1}),
         json!({"kind": "polarfly", "q": 3, "p": 1}),
         json!({"kind": "jellyfish", "routers": 12, "degree": 3, "p": 1, "seed": 2}),
+        json!({"kind": "fishnet", "base": {"kind": "petersen"}, "p": 1}),
         json!({"kind": "fishnet_lite", "base": {"kind": "petersen"}, "p": 1}),
         json!({"kind": "express_mesh", "dims": [4, 3], "gap": 2, "concentration": 1}),
     ];
+    let hierarchical = |t: &serde_json::Value| {
+        let kind = t["kind"].as_str().unwrap();
+        kind.starts_with("dragonfly") || kind.starts_with("fishnet")
+    };
     for topology in families {
-        for routing in [
+        let mut schemes = vec![
             json!({"kind": "minimal", "selection": "adaptive"}),
             json!({"kind": "valiant"}),
             json!({"kind": "ugal_l"}),
-        ] {
+        ];
+        if hierarchical(&topology) {
+            schemes.push(json!({"kind": "par"}));
+        }
+        if topology["kind"].as_str().unwrap().starts_with("fishnet") {
+            schemes.push(json!({"kind": "fishnet_adaptive"}));
+        }
+        for routing in schemes {
+            let vcs = fewest_vcs(&topology, &routing);
             let config = with(&[
                 ("topology", topology.clone()),
                 ("routing", routing.clone()),
-                ("router.vcs", json!(10)),
+                ("router.vcs", json!(vcs)),
             ]);
-            let check = check_routing(&config, Some(6), 200).unwrap();
-            assert!(check.acyclic, "{topology} {routing}: {:?}", check.cycle);
+            let check = check_routing(&config, None, 200).unwrap();
+            assert!(
+                check.acyclic,
+                "{topology} {routing} {vcs} VCs: {:?}",
+                check.cycle
+            );
             assert!(check.dependencies > 0, "{topology} {routing}");
         }
+    }
+}
+
+#[test]
+fn dragonfly_schemes_need_the_literature_s_vc_counts() {
+    // Kim et al.: minimal 2 VCs, Valiant and UGAL 3 on an all-to-all dragonfly (a VC class per
+    // global link taken); PAR one more for its second look in the source group. Row-column
+    // groups take two local hops, so two VCs per class.
+    let a2a =
+        json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"});
+    let rc = json!({"kind": "dragonfly_rc", "p": 1, "rows": 2, "cols": 3, "local_links": 1,
+                    "h": 1, "g": 7, "arrangement": "absolute"});
+    for (topology, expected) in [(a2a, [2, 3, 3, 4]), (rc, [4, 6, 6, 7])] {
+        let found: Vec<u32> = ["minimal", "valiant", "ugal_l", "par"]
+            .iter()
+            .map(|kind| fewest_vcs(&topology, &json!({"kind": kind})))
+            .collect();
+        assert_eq!(found, expected, "{topology}");
     }
 }
 

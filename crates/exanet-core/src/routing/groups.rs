@@ -101,6 +101,50 @@ impl GroupDistances {
         }
     }
 
+    /// Hierarchical distances between routers, `table[d * n + r]`: local hops inside one
+    /// group; between groups, the fewest local hops to a global link into the destination's
+    /// group, that link, and local hops there (the minimal route with one global link). The
+    /// table is symmetric; u8::MAX where no such route exists.
+    pub fn router_distances(&self, neighbours: &[Vec<(u16, u32)>]) -> Vec<u8> {
+        let n = self.group.len();
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); self.groups as usize];
+        for (r, &g) in self.group.iter().enumerate() {
+            members[g as usize].push(r as u32);
+        }
+        let mut table = vec![u8::MAX; n * n];
+        for routers in &members {
+            for &d in routers {
+                for &r in routers {
+                    table[d as usize * n + r as usize] = self.local(r, d);
+                }
+            }
+        }
+        // Every global link x -> y offers r -> x -> y -> d to every r of x's group and d of
+        // y's group.
+        for (x, links) in neighbours.iter().enumerate() {
+            let from = &members[self.group[x] as usize];
+            for &(_, y) in links {
+                let to_group = self.group[y as usize];
+                if to_group == self.group[x] {
+                    continue;
+                }
+                for &d in &members[to_group as usize] {
+                    let tail = self.local(y, d);
+                    let row = &mut table[d as usize * n..(d as usize + 1) * n];
+                    for &r in from {
+                        let hops = self
+                            .local(r, x as u32)
+                            .saturating_add(1)
+                            .saturating_add(tail);
+                        let slot = &mut row[r as usize];
+                        *slot = (*slot).min(hops);
+                    }
+                }
+            }
+        }
+        table
+    }
+
     /// Local hops between two routers of one group.
     pub fn local(&self, a: u32, b: u32) -> u8 {
         self.local[a as usize * self.widest + self.position[b as usize] as usize]
@@ -118,10 +162,5 @@ impl GroupDistances {
 
     pub fn hops(&self, router: u32, group: u32) -> u8 {
         self.hops[router as usize * self.groups as usize + group as usize]
-    }
-
-    /// The largest `hops` over routers and foreign groups (u8::MAX if some group is cut off).
-    pub fn longest(&self) -> u8 {
-        self.hops.iter().copied().max().unwrap_or(0)
     }
 }

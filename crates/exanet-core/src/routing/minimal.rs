@@ -1,12 +1,24 @@
 //! Table-driven routing on any topology, from an all-pairs distance table: minimal (adaptive
 //! among all ports one hop closer, or one of them by the packet's random bits, or by its
-//! destination: D-mod-k on fat-trees),
-//! Valiant (minimal to a random intermediate router, then minimal to the destination) and UGAL-L
-//! (at the source, the minimal or the Valiant way, whichever has the smaller queued bytes x hops
-//! on its first link). VC i carries a packet's i-th hop, so VC indices strictly increase along
-//! every path and the channel-dependency graph is acyclic whatever the topology: deadlock-free
-//! with as many VCs as the longest path (the diameter for minimal, twice the router diameter
-//! for Valiant and UGAL-L).
+//! destination: D-mod-k on fat-trees), Valiant (minimal to a random intermediate, then minimal
+//! to the destination), UGAL-L (at the source, the minimal or the Valiant way, whichever has
+//! the smaller queued bytes x hops on its first link), PAR (UGAL-L, decided once more after the
+//! first local hop) and the Fishnet-tailored adaptive scheme.
+//!
+//! On dragonflies and Fishnets routes are hierarchical: a minimal route crosses one global link
+//! (local hops to a gateway into the destination's group, the link, local hops there) and
+//! Valiant's intermediate is a group. Elsewhere minimal means the graph's shortest paths.
+//!
+//! Deadlock freedom comes from VC classes whose index never decreases along a route and rises
+//! on every hop that could close a cycle:
+//! - flat topologies: class i carries hop i (as many classes as the longest route);
+//! - hierarchical ones: a block of classes per phase (global links taken so far), and inside a
+//!   block one class per local hop in the current group; a global link keeps the class of the
+//!   last local hop and the next hop starts the next block (2 blocks for minimal, 3 for
+//!   Valiant, UGAL-L and the Fishnet scheme, one extra class for PAR's source group: 2, 3 and
+//!   4 VCs on an all-to-all dragonfly).
+//!
+//! Spare VCs are shared out among the classes, so every VC is used.
 
 use super::groups::GroupDistances;
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
@@ -20,9 +32,18 @@ pub const MAX_TABLE_ROUTERS: u32 = 8192;
 /// Which ways a packet may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableScheme {
-    Minimal { selection: Selection },
+    Minimal {
+        selection: Selection,
+    },
     Valiant,
     UgalL,
+    /// Progressive adaptive routing: UGAL-L at the source, and once more after the first
+    /// local hop while the packet is still in its source group.
+    Par,
+    /// Li et al. (001 §3.1.2): minimal when a gateway into the destination subnet is at most
+    /// one hop away (adaptive among those gateways), else Valiant through a subnet whose
+    /// gateway is that close.
+    FishnetAdaptive,
 }
 
 impl TableScheme {
@@ -31,23 +52,18 @@ impl TableScheme {
             TableScheme::Minimal { .. } => "minimal",
             TableScheme::Valiant => "valiant",
             TableScheme::UgalL => "ugal_l",
+            TableScheme::Par => "par",
+            TableScheme::FishnetAdaptive => "fishnet_adaptive",
         }
     }
-}
 
-pub struct MinimalTable {
-    scheme: TableScheme,
-    routers: usize,
-    /// `distance[a * routers + b]`, router hops.
-    distance: Vec<u8>,
-    /// Network ports of each router: (port, neighbour).
-    neighbours: Vec<Vec<(u16, u32)>>,
-    /// Every VC: ejection may use any.
-    all_vcs: u32,
-    /// Dragonflies and Fishnets: minimal means at most one global link, and Valiant's
-    /// intermediate is a group.
-    hierarchy: Option<GroupDistances>,
-    threshold: f64,
+    /// Global links a route may take (hierarchical topologies).
+    fn phases(self) -> usize {
+        match self {
+            TableScheme::Minimal { .. } => 2,
+            _ => 3,
+        }
+    }
 }
 
 /// Families whose minimal route is hierarchical (local, global, local).
@@ -58,6 +74,39 @@ pub const HIERARCHICAL: [&str; 5] = [
     "fishnet",
     "fishnet_lite",
 ];
+
+/// `RouteState::phase` of a PAR packet on its minimal way that may still divert.
+const PAR_UNDECIDED: u8 = 2;
+/// `RouteState::phase` of a packet on its last (minimal) leg.
+const FINAL: u8 = 1;
+
+/// How VC classes follow a route.
+#[derive(Debug, Clone)]
+enum ClassPlan {
+    /// Class i carries hop i.
+    Hops,
+    /// Per phase p (global links taken), classes `start[p] .. start[p] + len[p]`, one per local
+    /// hop in the current group.
+    Phases { start: Vec<u8>, len: Vec<u8> },
+}
+
+pub struct MinimalTable {
+    scheme: TableScheme,
+    routers: usize,
+    /// `distance[d * routers + r]`: router hops from r to d (hierarchical on dragonflies and
+    /// Fishnets).
+    distance: Vec<u8>,
+    /// Network ports of each router, by port: (port, neighbour).
+    neighbours: Vec<Vec<(u16, u32)>>,
+    /// Every VC: ejection may use any.
+    all_vcs: u32,
+    hierarchy: Option<GroupDistances>,
+    plan: ClassPlan,
+    /// VCs of each class, and the class of each VC.
+    class_vcs: Vec<u32>,
+    vc_class: Vec<u8>,
+    threshold: f64,
+}
 
 impl MinimalTable {
     pub fn new(
@@ -88,19 +137,39 @@ impl MinimalTable {
             })
             .collect();
         let routers = n as usize;
-        let mut distance = vec![u8::MAX; routers * routers];
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-        let rows_per = routers.div_ceil(threads).max(1);
-        std::thread::scope(|s| {
-            for (chunk, rows) in distance.chunks_mut(rows_per * routers.max(1)).enumerate() {
-                let neighbours = &neighbours;
-                s.spawn(move || {
-                    for (i, row) in rows.chunks_mut(routers).enumerate() {
-                        bfs_row(neighbours, chunk * rows_per + i, row);
-                    }
-                });
+        let hierarchy = HIERARCHICAL
+            .contains(&topology.family())
+            .then(|| {
+                (0..n)
+                    .map(|r| topology.group(r))
+                    .collect::<Option<Vec<u32>>>()
+            })
+            .flatten()
+            .map(|group| GroupDistances::new(group, &neighbours));
+        let needs_groups = match scheme {
+            TableScheme::Par => {
+                Some("a dragonfly or Fishnet (PAR diverts inside the source group)")
             }
-        });
+            TableScheme::FishnetAdaptive => Some("a fishnet or fishnet_lite topology"),
+            _ => None,
+        };
+        if let Some(expected) = needs_groups {
+            let fits = match scheme {
+                TableScheme::FishnetAdaptive => topology.family().starts_with("fishnet"),
+                _ => hierarchy.is_some(),
+            };
+            if !fits {
+                return Err(ConfigError::new(
+                    "routing.kind",
+                    format!("\"{}\" on a {}", scheme.name(), topology.family()),
+                    expected,
+                ));
+            }
+        }
+        let distance = match &hierarchy {
+            Some(h) => h.router_distances(&neighbours),
+            None => flat_distances(&neighbours),
+        };
         let endpoint_routers: Vec<u32> = (0..n)
             .filter(|&r| {
                 (0..topology.ports_per_router())
@@ -110,7 +179,7 @@ impl MinimalTable {
         let mut diameter = 0u8;
         for &a in &endpoint_routers {
             for &b in &endpoint_routers {
-                let d = distance[a as usize * routers + b as usize];
+                let d = distance[b as usize * routers + a as usize];
                 if d == u8::MAX {
                     return Err(ConfigError::new(
                         "topology",
@@ -121,23 +190,28 @@ impl MinimalTable {
                 diameter = diameter.max(d);
             }
         }
-        let hierarchy = HIERARCHICAL
-            .contains(&topology.family())
-            .then(|| {
-                (0..n)
-                    .map(|r| topology.group(r))
-                    .collect::<Option<Vec<u32>>>()
-            })
-            .flatten()
-            .map(|group| GroupDistances::new(group, &neighbours));
-        let longest = match (&hierarchy, scheme) {
-            (Some(h), TableScheme::Minimal { .. }) => {
-                u32::from(h.longest()) + u32::from(h.local_diameter())
+        let (plan, classes) = match (&hierarchy, scheme) {
+            (Some(h), _) => {
+                let local = u32::from(h.local_diameter()).max(1);
+                let phases = scheme.phases();
+                let len: Vec<u8> = (0..phases)
+                    .map(|p| (local + u32::from(p == 0 && scheme == TableScheme::Par)) as u8)
+                    .collect();
+                let start: Vec<u8> = len
+                    .iter()
+                    .scan(0u8, |at, &l| {
+                        let s = *at;
+                        *at += l;
+                        Some(s)
+                    })
+                    .collect();
+                let total: u32 = len.iter().map(|&l| u32::from(l)).sum();
+                (ClassPlan::Phases { start, len }, total)
             }
-            (Some(h), _) => 2 * u32::from(h.longest()) + u32::from(h.local_diameter()),
-            (None, TableScheme::Minimal { .. }) => u32::from(diameter),
-            (None, _) => {
-                // Any router may be the intermediate: twice the largest router distance.
+            (None, TableScheme::Minimal { .. }) => (ClassPlan::Hops, u32::from(diameter)),
+            // Any router may be the intermediate: twice the largest router distance.
+            (None, _) => (
+                ClassPlan::Hops,
                 2 * u32::from(
                     distance
                         .iter()
@@ -145,10 +219,22 @@ impl MinimalTable {
                         .filter(|&d| d != u8::MAX)
                         .max()
                         .unwrap_or(0),
-                )
-            }
+                ),
+            ),
         };
-        if vcs < longest {
+        let classes = classes.max(1);
+        if vcs < classes {
+            let why = match plan {
+                ClassPlan::Hops => format!(
+                    "VC i carries hop i, which keeps the channel-dependency graph acyclic, and \
+                     the longest path has {classes} hops"
+                ),
+                ClassPlan::Phases { .. } => format!(
+                    "a block of VCs per global link taken ({} blocks), one VC per local hop \
+                     inside a group, keeps the channel-dependency graph acyclic",
+                    scheme.phases()
+                ),
+            };
             let torus_hint = if topology.coordinates().is_some() {
                 "; on a torus or mesh, routing.escape = \"dor\" or \"bubble\" needs 2-3 VCs"
             } else {
@@ -158,14 +244,21 @@ impl MinimalTable {
                 "router.vcs",
                 vcs.to_string(),
                 format!(
-                    "at least {longest} VCs for {} routing on this {}: VC i carries hop i, \
-                     which keeps the channel-dependency graph acyclic, and the longest path \
-                     has {longest} hops{torus_hint}",
+                    "at least {classes} VCs for {} routing on this {}: {why}{torus_hint}",
                     scheme.name(),
                     topology.family()
                 ),
             ));
         }
+        // Spare VCs go to the classes in turn: class c gets VCs c, c + classes, ...
+        let class_vcs: Vec<u32> = (0..classes)
+            .map(|c| {
+                (c..vcs)
+                    .step_by(classes as usize)
+                    .fold(0u32, |m, v| m | 1 << v)
+            })
+            .collect();
+        let vc_class = (0..vcs).map(|v| (v % classes) as u8).collect();
         Ok(MinimalTable {
             scheme,
             routers,
@@ -173,9 +266,30 @@ impl MinimalTable {
             neighbours,
             all_vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
             hierarchy,
+            plan,
+            class_vcs,
+            vc_class,
             threshold,
         })
     }
+}
+
+/// All-pairs breadth-first distances, `table[d * n + r]`, one thread per share of the rows.
+fn flat_distances(neighbours: &[Vec<(u16, u32)>]) -> Vec<u8> {
+    let routers = neighbours.len();
+    let mut distance = vec![u8::MAX; routers * routers];
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let rows_per = routers.div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (chunk, rows) in distance.chunks_mut(rows_per * routers.max(1)).enumerate() {
+            s.spawn(move || {
+                for (i, row) in rows.chunks_mut(routers).enumerate() {
+                    bfs_row(neighbours, chunk * rows_per + i, row);
+                }
+            });
+        }
+    });
+    distance
 }
 
 /// Breadth-first distances from `src` into `row` (u8::MAX where unreachable).
@@ -196,12 +310,6 @@ fn bfs_row(neighbours: &[Vec<(u16, u32)>], src: usize, row: &mut [u8]) {
         }
         std::mem::swap(&mut frontier, &mut next);
         next.clear();
-    }
-}
-
-impl MinimalTable {
-    fn distance(&self, a: u32, b: u32) -> u8 {
-        self.distance[b as usize * self.routers + a as usize]
     }
 }
 
@@ -239,20 +347,103 @@ enum Target {
     Group(u32),
 }
 
+/// Where a packet stands in its VC classes: the global links it has taken (phase) and the
+/// local hops it has taken in its current group, or the hops so far (flat plans).
+#[derive(Clone, Copy)]
+struct Position {
+    phase: usize,
+    taken: usize,
+}
+
 impl MinimalTable {
-    /// Hops left from `router` to `target` (hierarchical: to the group, plus the local
-    /// diameter for the last part).
+    fn distance(&self, a: u32, b: u32) -> u8 {
+        self.distance[b as usize * self.routers + a as usize]
+    }
+
+    fn group(&self, router: u32) -> Option<u32> {
+        self.hierarchy.as_ref().map(|h| h.group[router as usize])
+    }
+
+    fn neighbour(&self, router: u32, port: u16) -> Option<u32> {
+        let ports = &self.neighbours[router as usize];
+        ports
+            .binary_search_by_key(&port, |&(p, _)| p)
+            .ok()
+            .map(|i| ports[i].1)
+    }
+
+    fn position(&self, q: &RouteQuery) -> Position {
+        if q.injected {
+            return Position { phase: 0, taken: 0 };
+        }
+        let class = usize::from(self.vc_class[usize::from(q.in_vc)]);
+        match &self.plan {
+            ClassPlan::Hops => Position {
+                phase: 0,
+                taken: class + 1,
+            },
+            ClassPlan::Phases { start, .. } => {
+                let phase = start
+                    .iter()
+                    .rposition(|&s| usize::from(s) <= class)
+                    .unwrap_or(0);
+                let came_global = self
+                    .neighbour(q.router, q.in_port)
+                    .is_some_and(|from| self.group(from) != self.group(q.router));
+                if came_global {
+                    Position {
+                        phase: phase + 1,
+                        taken: 0,
+                    }
+                } else {
+                    Position {
+                        phase,
+                        taken: class - usize::from(start[phase]) + 1,
+                    }
+                }
+            }
+        }
+    }
+
+    /// The VCs of the hop from `router` to `next` for a packet at `at`.
+    fn hop_vcs(&self, at: Position, router: u32, next: u32) -> u32 {
+        let class = match &self.plan {
+            ClassPlan::Hops => at.taken,
+            ClassPlan::Phases { start, len } => {
+                let phase = at.phase.min(start.len() - 1);
+                let last = usize::from(len[phase]) - 1;
+                let global = self.group(next) != self.group(router);
+                usize::from(start[phase]) + if global { at.taken.min(last) } else { at.taken }
+            }
+        };
+        self.class_vcs[class.min(self.class_vcs.len() - 1)]
+    }
+
+    /// Hops left from `router` to `target`.
     fn hops_to(&self, router: u32, target: Target) -> u8 {
         match (&self.hierarchy, target) {
-            (Some(h), Target::Router(d)) if h.group[router as usize] == h.group[d as usize] => {
-                h.local(router, d)
-            }
-            (Some(h), Target::Router(d)) => h
-                .hops(router, h.group[d as usize])
-                .saturating_add(h.local_diameter()),
+            (_, Target::Router(d)) => self.distance(router, d),
             (Some(h), Target::Group(g)) => h.hops(router, g),
-            (None, Target::Router(d)) => self.distance(router, d),
             (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
+        }
+    }
+
+    /// Whether a hop from `router` to `nb` brings a packet one hop closer to `target`.
+    fn closer(&self, router: u32, nb: u32, target: Target) -> bool {
+        match (&self.hierarchy, target) {
+            (None, Target::Router(d)) => self.distance(nb, d) + 1 == self.distance(router, d),
+            (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
+            (Some(h), Target::Router(d)) => {
+                let g = h.group[nb as usize];
+                (g == h.group[router as usize] || g == h.group[d as usize])
+                    && self.distance(nb, d).saturating_add(1) == self.distance(router, d)
+            }
+            (Some(h), Target::Group(g)) => {
+                let nb_group = h.group[nb as usize];
+                nb_group == g
+                    || (nb_group == h.group[router as usize]
+                        && h.hops(nb, g).saturating_add(1) == h.hops(router, g))
+            }
         }
     }
 
@@ -262,33 +453,15 @@ impl MinimalTable {
     #[allow(clippy::too_many_arguments)]
     fn toward(
         &self,
+        at: Position,
         router: u32,
         target: Target,
-        vc: u32,
-        next: RouteState,
-        hops: u8,
+        (next, hops): (RouteState, u8),
         pick: Pick,
         all: bool,
         limit: usize,
         out: &mut Candidates,
     ) {
-        let here_group = |h: &GroupDistances| h.group[router as usize];
-        let toward_group = |h: &GroupDistances, nb: u32, g: u32| {
-            let nb_group = h.group[nb as usize];
-            nb_group == g || (nb_group == here_group(h) && h.hops(nb, g) + 1 == h.hops(router, g))
-        };
-        let closer = |nb: u32| -> bool {
-            match (&self.hierarchy, target) {
-                (None, Target::Router(d)) => self.distance(nb, d) + 1 == self.distance(router, d),
-                (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
-                (Some(h), Target::Router(d)) if h.group[d as usize] == here_group(h) => {
-                    h.group[nb as usize] == here_group(h)
-                        && h.local(nb, d) + 1 == h.local(router, d)
-                }
-                (Some(h), Target::Router(d)) => toward_group(h, nb, h.group[d as usize]),
-                (Some(h), Target::Group(g)) => toward_group(h, nb, g),
-            }
-        };
         let ports: &[(u16, u32)] = &self.neighbours[router as usize];
         // More closer ports than a candidate list holds (a fat-tree leaf going up): start at a
         // target-dependent offset so that different targets use different ports.
@@ -298,15 +471,15 @@ impl MinimalTable {
         let options = ports[start..]
             .iter()
             .chain(&ports[..start])
-            .filter(|&&(_, nb)| closer(nb));
+            .filter(|&&(_, nb)| self.closer(router, nb, target));
         let count = options.clone().count();
         let picked = pick.index(count);
         let first = out.as_slice().len();
         let taken = if all { count } else { 1 };
-        for &(port, _) in options.cycle().skip(picked).take(taken) {
+        for &(port, nb) in options.cycle().skip(picked).take(taken) {
             out.push(Candidate {
                 port,
-                vc_mask: 1 << vc,
+                vc_mask: self.hop_vcs(at, router, nb),
                 next,
                 hops,
             });
@@ -335,11 +508,112 @@ impl MinimalTable {
         }
     }
 
+    /// The Fishnet scheme's intermediate: a random subnet (not the source's or destination's)
+    /// whose gateway is at most one local hop away.
+    fn near_intermediate(&self, q: &RouteQuery, h: &GroupDistances) -> Option<u32> {
+        let (src_g, dst_g) = (h.group[q.router as usize], h.group[q.dst_router as usize]);
+        let near = |g: &u32| *g != src_g && *g != dst_g && h.hops(q.router, *g) <= 2;
+        let count = (0..h.groups).filter(near).count() as u32;
+        (count > 0).then(|| {
+            (0..h.groups)
+                .filter(near)
+                .nth((q.random % count) as usize)
+                .expect("the count-th near subnet exists")
+        })
+    }
+
     fn reached(&self, router: u32, via: u32) -> bool {
         match &self.hierarchy {
             Some(h) => h.group[router as usize] == via,
             None => router == via,
         }
+    }
+
+    /// UGAL's choice: the minimal ways (carrying `minimal`) and the ways toward `via`, each
+    /// weighed by its hops (the router's selection compares queued bytes x hops).
+    fn weigh(
+        &self,
+        at: Position,
+        q: &RouteQuery,
+        minimal: RouteState,
+        (via, via_target): (u32, Target),
+        out: &mut Candidates,
+    ) {
+        let half = Candidates::CAPACITY / 2;
+        let spread = self.by_destination(q, at);
+        let dst = Target::Router(q.dst_router);
+        let minimal_hops = self.hops_to(q.router, dst);
+        self.toward(
+            at,
+            q.router,
+            dst,
+            (minimal, minimal_hops),
+            spread,
+            true,
+            half,
+            out,
+        );
+        // Through the intermediate: there, then about a minimal route's length on.
+        let valiant_hops = self
+            .hops_to(q.router, via_target)
+            .saturating_add(minimal_hops.max(1));
+        let valiant = RouteState { phase: 0, via };
+        self.toward(
+            at,
+            q.router,
+            via_target,
+            (valiant, valiant_hops),
+            spread,
+            true,
+            half,
+            out,
+        );
+    }
+
+    fn by_destination(&self, q: &RouteQuery, at: Position) -> Pick {
+        Pick::Digit {
+            value: q.dst,
+            hop: (at.phase + at.taken) as u32,
+        }
+    }
+
+    /// The Fishnet scheme at the source: every way through a gateway into the destination
+    /// subnet at most one hop away, each weighed by its length; or Valiant through a near
+    /// subnet when no gateway is that close.
+    fn fishnet_source(
+        &self,
+        at: Position,
+        q: &RouteQuery,
+        h: &GroupDistances,
+        out: &mut Candidates,
+    ) -> Option<RouteState> {
+        let dst_g = h.group[q.dst_router as usize];
+        if h.group[q.router as usize] == dst_g {
+            return None;
+        }
+        if h.hops(q.router, dst_g) > 2 {
+            return self
+                .near_intermediate(q, h)
+                .map(|via| RouteState { phase: 0, via });
+        }
+        let minimal = RouteState {
+            phase: FINAL,
+            via: NO_VIA,
+        };
+        for &(port, nb) in &self.neighbours[q.router as usize] {
+            let nb_g = h.group[nb as usize];
+            let through_gateway =
+                nb_g == dst_g || (nb_g == h.group[q.router as usize] && h.hops(nb, dst_g) == 1);
+            if through_gateway && out.as_slice().len() < Candidates::CAPACITY {
+                out.push(Candidate {
+                    port,
+                    vc_mask: self.hop_vcs(at, q.router, nb),
+                    next: minimal,
+                    hops: self.distance(nb, q.dst_router).saturating_add(1),
+                });
+            }
+        }
+        Some(minimal)
     }
 }
 
@@ -349,48 +623,42 @@ impl RoutingFunction for MinimalTable {
     }
 
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
-        let vc = if q.injected {
-            0
-        } else {
-            u32::from(q.in_vc) + 1
-        };
+        let at = self.position(q);
         let mut state = q.state;
-        if q.injected && !matches!(self.scheme, TableScheme::Minimal { .. }) {
-            match (self.scheme, self.intermediate(q)) {
-                (TableScheme::Valiant, Some((via, _))) => {
+        let minimal = |phase| RouteState { phase, via: NO_VIA };
+        // Decisions at the source, and PAR's second look after one local hop.
+        let par_second_look =
+            state.phase == PAR_UNDECIDED && !q.injected && at.phase == 0 && at.taken == 1;
+        match self.scheme {
+            TableScheme::Valiant if q.injected => {
+                if let Some((via, _)) = self.intermediate(q) {
                     state = RouteState { phase: 0, via };
                 }
-                (TableScheme::UgalL, Some((via, via_target))) => {
-                    let minimal = RouteState {
-                        phase: 1,
-                        via: NO_VIA,
-                    };
-                    let dst = Target::Router(q.dst_router);
-                    let h_min = self.hops_to(q.router, dst);
-                    // Through the intermediate: there, then about a minimal route's length on.
-                    let h_val = self
-                        .hops_to(q.router, via_target)
-                        .saturating_add(h_min.max(1));
-                    let half = Candidates::CAPACITY / 2;
-                    let spread = Pick::Digit {
-                        value: q.dst,
-                        hop: vc,
-                    };
-                    self.toward(q.router, dst, vc, minimal, h_min, spread, true, half, out);
-                    let valiant = RouteState { phase: 0, via };
-                    self.toward(
-                        q.router, via_target, vc, valiant, h_val, spread, true, half, out,
-                    );
-                    return;
-                }
-                _ => {}
             }
+            TableScheme::UgalL if q.injected => {
+                if let Some(via) = self.intermediate(q) {
+                    return self.weigh(at, q, minimal(FINAL), via, out);
+                }
+            }
+            TableScheme::Par if q.injected || par_second_look => {
+                let undecided = if q.injected { PAR_UNDECIDED } else { FINAL };
+                if let Some(via) = self.intermediate(q) {
+                    return self.weigh(at, q, minimal(undecided), via, out);
+                }
+                state = minimal(FINAL);
+            }
+            TableScheme::FishnetAdaptive if q.injected => {
+                let h = self.hierarchy.as_ref().expect("checked at build");
+                match self.fishnet_source(at, q, h, out) {
+                    Some(s) if s.via == NO_VIA => return,
+                    Some(s) => state = s,
+                    None => {}
+                }
+            }
+            _ => {}
         }
         if state.via != NO_VIA && self.reached(q.router, state.via) {
-            state = RouteState {
-                phase: 1,
-                via: NO_VIA,
-            };
+            state = minimal(FINAL);
         }
         let target = match (&self.hierarchy, state.via) {
             (_, NO_VIA) => Target::Router(q.dst_router),
@@ -403,10 +671,7 @@ impl RoutingFunction for MinimalTable {
                 return;
             }
         }
-        let by_destination = Pick::Digit {
-            value: q.dst,
-            hop: vc,
-        };
+        let by_destination = self.by_destination(q, at);
         let (pick, all) = match self.scheme {
             // Mix in the router so that each hop picks afresh.
             TableScheme::Minimal {
@@ -422,11 +687,10 @@ impl RoutingFunction for MinimalTable {
         };
         let hops = self.hops_to(q.router, target);
         self.toward(
+            at,
             q.router,
             target,
-            vc,
-            state,
-            hops,
+            (state, hops),
             pick,
             all,
             Candidates::CAPACITY,

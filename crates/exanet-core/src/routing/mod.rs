@@ -230,7 +230,10 @@ pub fn build(
     vcs: u32,
 ) -> Result<Box<dyn RoutingFunction>, ConfigError> {
     let threshold = match config {
-        RoutingConfig::Minimal { threshold, .. } | RoutingConfig::UgalL { threshold } => *threshold,
+        RoutingConfig::Minimal { threshold, .. }
+        | RoutingConfig::UgalL { threshold }
+        | RoutingConfig::Par { threshold }
+        | RoutingConfig::FishnetAdaptive { threshold } => *threshold,
         _ => 0.0,
     };
     if !(threshold.is_finite() && threshold >= 0.0) {
@@ -277,6 +280,18 @@ pub fn build(
             topology,
             vcs,
             TableScheme::UgalL,
+            threshold,
+        )?)),
+        RoutingConfig::Par { .. } => Ok(Box::new(MinimalTable::new(
+            topology,
+            vcs,
+            TableScheme::Par,
+            threshold,
+        )?)),
+        RoutingConfig::FishnetAdaptive { .. } => Ok(Box::new(MinimalTable::new(
+            topology,
+            vcs,
+            TableScheme::FishnetAdaptive,
             threshold,
         )?)),
     }
