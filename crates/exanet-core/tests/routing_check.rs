@@ -184,3 +184,70 @@ fn escape_sub_networks_are_acyclic_and_hold_only_escape_channels() {
         assert!(check.dependencies > 0, "{topology} {escape}");
     }
 }
+
+#[test]
+fn dimension_order_on_express_meshes_is_minimal_visits_dimensions_in_order_and_needs_line_diameter_vcs(
+) {
+    use exanet_core::routing::{self, Candidates, RouteQuery, RouteState};
+    // HyperX (gap 1): one hop per dimension, so one VC; gap 2 on 6 positions links distances
+    // 1, 3 and 5, so a line takes up to 2 hops (0 -> 3 -> 2) and needs 2 VCs.
+    for (topology, needed) in [
+        (
+            json!({"kind": "express_mesh", "dims": [4, 3], "gap": 1, "concentration": 1}),
+            1,
+        ),
+        (
+            json!({"kind": "express_mesh", "dims": [6, 5], "gap": 2, "concentration": 1}),
+            2,
+        ),
+    ] {
+        let dor = json!({"kind": "dor", "allow_unsafe": false});
+        assert_eq!(fewest_vcs(&topology, &dor), needed, "{topology}");
+        let config = with(&[
+            ("topology", topology.clone()),
+            ("routing", dor.clone()),
+            ("router.vcs", json!(needed)),
+        ]);
+        assert!(check_routing(&config, None, 1).unwrap().acyclic);
+        let t = topology::build(&config.topology).unwrap();
+        let r = routing::build(&config.routing, t.as_ref(), needed).unwrap();
+        let graph = exanet_core::analysis::RouterGraph::from_topology(t.as_ref());
+        let mut out = Candidates::new();
+        for src in 0..t.num_routers() {
+            let distances = exanet_core::analysis::bfs_distances(&graph, src);
+            for dst in 0..t.num_routers() {
+                let (dst_router, dst_port) = t.endpoint_attachment(dst);
+                let (mut router, mut in_port) = t.endpoint_attachment(src);
+                let (mut in_vc, mut injected, mut hops, mut last_class) = (0u8, true, 0, 0u16);
+                while router != dst_router {
+                    out.clear();
+                    r.route(
+                        &RouteQuery {
+                            router,
+                            in_port,
+                            in_vc,
+                            injected,
+                            dst_router,
+                            dst_port,
+                            dst,
+                            state: RouteState::FRESH,
+                            random: 0,
+                        },
+                        &mut out,
+                    );
+                    let c = out.as_slice()[0];
+                    let class = t.link_class(router, c.port);
+                    assert!(class >= last_class, "{topology}: {src}->{dst} turns back");
+                    last_class = class;
+                    let Peer::Router { router: next, port } = t.peer(router, c.port) else {
+                        panic!("left the network")
+                    };
+                    (router, in_port, in_vc, injected) =
+                        (next, port, c.vc_mask.trailing_zeros() as u8, false);
+                    hops += 1;
+                }
+                assert_eq!(hops, distances[dst as usize], "{topology}: {src}->{dst}");
+            }
+        }
+    }
+}

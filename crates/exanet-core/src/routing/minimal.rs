@@ -44,6 +44,9 @@ pub enum TableScheme {
     /// one hop away (adaptive among those gateways), else Valiant through a subnet whose
     /// gateway is that close.
     FishnetAdaptive,
+    /// Dimension order on an express mesh or HyperX (a link class per dimension): minimal
+    /// hops in the lowest dimension that differs, one fixed port among them.
+    DimensionOrder,
 }
 
 impl TableScheme {
@@ -54,13 +57,14 @@ impl TableScheme {
             TableScheme::UgalL => "ugal_l",
             TableScheme::Par => "par",
             TableScheme::FishnetAdaptive => "fishnet_adaptive",
+            TableScheme::DimensionOrder => "dor",
         }
     }
 
     /// Global links a route may take (hierarchical topologies).
     fn phases(self) -> usize {
         match self {
-            TableScheme::Minimal { .. } => 2,
+            TableScheme::Minimal { .. } | TableScheme::DimensionOrder => 2,
             _ => 3,
         }
     }
@@ -88,6 +92,9 @@ enum ClassPlan {
     /// Per phase p (global links taken), classes `start[p] .. start[p] + len[p]`, one per local
     /// hop in the current group.
     Phases { start: Vec<u8>, len: Vec<u8> },
+    /// Class i carries the i-th hop inside the current dimension (dimension-order routing:
+    /// dimensions never repeat, so only hops inside one can close a cycle).
+    DimensionHops,
 }
 
 pub struct MinimalTable {
@@ -98,6 +105,8 @@ pub struct MinimalTable {
     distance: Vec<u8>,
     /// Network ports of each router, by port: (port, neighbour).
     neighbours: Vec<Vec<(u16, u32)>>,
+    /// Link class of each of those ports.
+    classes: Vec<Vec<u16>>,
     /// Every VC: ejection may use any.
     all_vcs: u32,
     hierarchy: Option<GroupDistances>,
@@ -136,6 +145,16 @@ impl MinimalTable {
                     .collect()
             })
             .collect();
+        let port_classes: Vec<Vec<u16>> = neighbours
+            .iter()
+            .enumerate()
+            .map(|(r, ports)| {
+                ports
+                    .iter()
+                    .map(|&(p, _)| topology.link_class(r as u32, p))
+                    .collect()
+            })
+            .collect();
         let routers = n as usize;
         let hierarchy = HIERARCHICAL
             .contains(&topology.family())
@@ -151,11 +170,16 @@ impl MinimalTable {
                 Some("a dragonfly or Fishnet (PAR diverts inside the source group)")
             }
             TableScheme::FishnetAdaptive => Some("a fishnet or fishnet_lite topology"),
+            TableScheme::DimensionOrder => Some(
+                "a torus, mesh, express mesh or HyperX (dimension-order routing needs \
+                 dimensions)",
+            ),
             _ => None,
         };
         if let Some(expected) = needs_groups {
             let fits = match scheme {
                 TableScheme::FishnetAdaptive => topology.family().starts_with("fishnet"),
+                TableScheme::DimensionOrder => topology.family() == "express_mesh",
                 _ => hierarchy.is_some(),
             };
             if !fits {
@@ -190,7 +214,11 @@ impl MinimalTable {
                 diameter = diameter.max(d);
             }
         }
-        let (plan, classes) = match (&hierarchy, scheme) {
+        let (plan, class_count) = match (&hierarchy, scheme) {
+            (None, TableScheme::DimensionOrder) => (
+                ClassPlan::DimensionHops,
+                longest_line(&neighbours, &port_classes),
+            ),
             (Some(h), _) => {
                 let local = u32::from(h.local_diameter()).max(1);
                 let phases = scheme.phases();
@@ -222,7 +250,7 @@ impl MinimalTable {
                 ),
             ),
         };
-        let classes = classes.max(1);
+        let classes = class_count.max(1);
         if vcs < classes {
             let why = match plan {
                 ClassPlan::Hops => format!(
@@ -233,6 +261,10 @@ impl MinimalTable {
                     "a block of VCs per global link taken ({} blocks), one VC per local hop \
                      inside a group, keeps the channel-dependency graph acyclic",
                     scheme.phases()
+                ),
+                ClassPlan::DimensionHops => format!(
+                    "VC i carries the i-th hop inside a dimension, and the longest minimal \
+                     route inside one dimension has {classes} hops"
                 ),
             };
             let torus_hint = if topology.coordinates().is_some() {
@@ -264,6 +296,7 @@ impl MinimalTable {
             routers,
             distance,
             neighbours,
+            classes: port_classes,
             all_vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
             hierarchy,
             plan,
@@ -290,6 +323,43 @@ fn flat_distances(neighbours: &[Vec<(u16, u32)>]) -> Vec<u8> {
         }
     });
     distance
+}
+
+/// The most hops a minimal route takes inside one dimension (link class): the largest
+/// distance over the links of one class alone, from every router of router 0's lines.
+fn longest_line(neighbours: &[Vec<(u16, u32)>], classes: &[Vec<u16>]) -> u32 {
+    let line_bfs = |src: u32, class: u16| -> (Vec<u32>, u32) {
+        let mut seen = vec![src];
+        let mut frontier = vec![src];
+        let mut depth = 0;
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for &r in &frontier {
+                for (&(_, nb), &c) in neighbours[r as usize].iter().zip(&classes[r as usize]) {
+                    if c == class && !seen.contains(&nb) {
+                        seen.push(nb);
+                        next.push(nb);
+                    }
+                }
+            }
+            if !next.is_empty() {
+                depth += 1;
+            }
+            frontier = next;
+        }
+        (seen, depth)
+    };
+    let mut longest = 0;
+    let mut line_classes: Vec<u16> = classes.iter().flatten().copied().collect();
+    line_classes.sort_unstable();
+    line_classes.dedup();
+    for class in line_classes {
+        let (line, _) = line_bfs(0, class);
+        for r in line {
+            longest = longest.max(line_bfs(r, class).1);
+        }
+    }
+    longest
 }
 
 /// Breadth-first distances from `src` into `row` (u8::MAX where unreachable).
@@ -364,12 +434,20 @@ impl MinimalTable {
         self.hierarchy.as_ref().map(|h| h.group[router as usize])
     }
 
-    fn neighbour(&self, router: u32, port: u16) -> Option<u32> {
-        let ports = &self.neighbours[router as usize];
-        ports
+    fn port_index(&self, router: u32, port: u16) -> Option<usize> {
+        self.neighbours[router as usize]
             .binary_search_by_key(&port, |&(p, _)| p)
             .ok()
-            .map(|i| ports[i].1)
+    }
+
+    fn neighbour(&self, router: u32, port: u16) -> Option<u32> {
+        self.port_index(router, port)
+            .map(|i| self.neighbours[router as usize][i].1)
+    }
+
+    fn port_class(&self, router: u32, port: u16) -> Option<u16> {
+        self.port_index(router, port)
+            .map(|i| self.classes[router as usize][i])
     }
 
     fn position(&self, q: &RouteQuery) -> Position {
@@ -380,6 +458,11 @@ impl MinimalTable {
         match &self.plan {
             ClassPlan::Hops => Position {
                 phase: 0,
+                taken: class + 1,
+            },
+            // The dimension the packet travels in, and its hops there so far.
+            ClassPlan::DimensionHops => Position {
+                phase: usize::from(self.port_class(q.router, q.in_port).unwrap_or(u16::MAX)),
                 taken: class + 1,
             },
             ClassPlan::Phases { start, .. } => {
@@ -405,10 +488,18 @@ impl MinimalTable {
         }
     }
 
-    /// The VCs of the hop from `router` to `next` for a packet at `at`.
-    fn hop_vcs(&self, at: Position, router: u32, next: u32) -> u32 {
+    /// The VCs of the hop from `router` through `port` to `next` for a packet at `at`.
+    fn hop_vcs(&self, at: Position, router: u32, port: u16, next: u32) -> u32 {
         let class = match &self.plan {
             ClassPlan::Hops => at.taken,
+            ClassPlan::DimensionHops => {
+                let same = self.port_class(router, port).map(usize::from) == Some(at.phase);
+                if same {
+                    at.taken
+                } else {
+                    0
+                }
+            }
             ClassPlan::Phases { start, len } => {
                 let phase = at.phase.min(start.len() - 1);
                 let last = usize::from(len[phase]) - 1;
@@ -468,10 +559,22 @@ impl MinimalTable {
         let start = match target {
             Target::Router(t) | Target::Group(t) => (t as usize).wrapping_mul(0x9e37_79b9),
         } % ports.len().max(1);
+        let closer = |&&(_, nb): &&(u16, u32)| self.closer(router, nb, target);
+        // Dimension order: only the lowest dimension (link class) that still differs.
+        let dimension = (self.scheme == TableScheme::DimensionOrder)
+            .then(|| {
+                ports
+                    .iter()
+                    .filter(closer)
+                    .filter_map(|&(p, _)| self.port_class(router, p))
+                    .min()
+            })
+            .flatten();
         let options = ports[start..]
             .iter()
             .chain(&ports[..start])
-            .filter(|&&(_, nb)| self.closer(router, nb, target));
+            .filter(closer)
+            .filter(move |&&(p, _)| dimension.is_none() || self.port_class(router, p) == dimension);
         let count = options.clone().count();
         let picked = pick.index(count);
         let first = out.as_slice().len();
@@ -479,7 +582,7 @@ impl MinimalTable {
         for &(port, nb) in options.cycle().skip(picked).take(taken) {
             out.push(Candidate {
                 port,
-                vc_mask: self.hop_vcs(at, router, nb),
+                vc_mask: self.hop_vcs(at, router, port, nb),
                 next,
                 hops,
             });
@@ -607,7 +710,7 @@ impl MinimalTable {
             if through_gateway && out.as_slice().len() < Candidates::CAPACITY {
                 out.push(Candidate {
                     port,
-                    vc_mask: self.hop_vcs(at, q.router, nb),
+                    vc_mask: self.hop_vcs(at, q.router, port, nb),
                     next: minimal,
                     hops: self.distance(nb, q.dst_router).saturating_add(1),
                 });
@@ -682,7 +785,8 @@ impl RoutingFunction for MinimalTable {
             ),
             TableScheme::Minimal {
                 selection: Selection::Destination,
-            } => (by_destination, false),
+            }
+            | TableScheme::DimensionOrder => (by_destination, false),
             _ => (by_destination, true),
         };
         let hops = self.hops_to(q.router, target);

@@ -244,6 +244,10 @@ pub fn build(
         ));
     }
     match config {
+        // Express meshes and HyperX have dimensions but no arithmetic coordinates.
+        RoutingConfig::Dor { .. } if topology.family() == "express_mesh" => Ok(Box::new(
+            MinimalTable::new(topology, vcs, TableScheme::DimensionOrder, threshold)?,
+        )),
         RoutingConfig::Dor { allow_unsafe } => {
             Ok(Box::new(DimensionOrder::new(topology, vcs, *allow_unsafe)?))
         }
