@@ -20,9 +20,11 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    PrivateAttr,
     StrictBool,
     StrictFloat,
     StrictInt,
+    StrictStr,
     ValidationError,
     model_serializer,
     model_validator,
@@ -175,18 +177,73 @@ class FishnetAdaptiveRouting(_WeighedRouting):
     kind: Literal["fishnet_adaptive"]
 
 
+PATH_FILE_FORMAT = "one path per line: the router ids a packet visits, first to last ('#' comments)"
+
+
+def read_path_file(path: str) -> list[list[int]]:
+    """Paths from a text file (`PATH_FILE_FORMAT`); a problem is a ConfigError naming the line."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except OSError as exc:
+        raise ConfigError(
+            "routing.paths",
+            format_value(path),
+            f"a readable path file ({exc.strerror}): {PATH_FILE_FORMAT}",
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError("routing.paths", format_value(path), "a UTF-8 text file") from None
+    paths = []
+    for number, line in enumerate(lines, start=1):
+        tokens = line.split("#", 1)[0].split()
+        if not tokens:
+            continue
+        if not all(token.isdigit() for token in tokens):
+            raise ConfigError(
+                "routing.paths",
+                f"{format_value(path)} line {number}: {format_value(line.strip())}",
+                PATH_FILE_FORMAT,
+            )
+        paths.append([int(token) for token in tokens])
+    return paths
+
+
+class SourceRouting(_Section):
+    """Source routing, for experiments: a packet whose source and destination routers are the
+    first and last of one or more given paths takes one of them (by its random bits); other
+    pairs route minimally. VC i carries hop i, so router.vcs must cover the longest path."""
+
+    kind: Literal["source"]
+    paths: StrictStr | list[list[Annotated[StrictInt, Field(ge=0)]]] = Field(
+        description=f"a path file ({PATH_FILE_FORMAT}) or an inline list [[A, B, C], ...]"
+    )
+
+    _paths: list[list[int]] = PrivateAttr()
+
+    @model_validator(mode="after")
+    def _read(self) -> SourceRouting:
+        paths = self.paths
+        self._paths = read_path_file(paths) if isinstance(paths, str) else paths
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": self.kind, "paths": self._paths}
+
+
 Routing = Annotated[
     DorRouting
     | MinimalRouting
     | ValiantRouting
     | UgalLRouting
     | ParRouting
-    | FishnetAdaptiveRouting,
+    | FishnetAdaptiveRouting
+    | SourceRouting,
     Field(discriminator="kind"),
 ]
 ROUTING_DESCRIPTION = (
     "the routing; kind = dor (dimension order, torus and mesh), minimal, valiant, ugal_l "
-    "(any topology), par (dragonflies, Fishnets) or fishnet_adaptive (Fishnets); default dor "
+    "(any topology), par (dragonflies, Fishnets), fishnet_adaptive (Fishnets) or source (given "
+    "router paths); default dor "
     "on a torus or mesh, minimal on every other topology (docs/routing.md)"
 )
 
@@ -456,10 +513,15 @@ def _topology_kind(topology: Any) -> str | None:
 
 
 def read_config_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """`read_toml`, with relative edge-list paths of [topology] made relative to the file."""
+    """`read_toml`, with relative edge-list paths of [topology] and path files of [routing]
+    made relative to the file."""
     raw = read_toml(path)
+    base_dir = os.path.dirname(os.path.abspath(path))
     if "topology" in raw:
-        raw["topology"] = resolve_paths(raw["topology"], os.path.dirname(os.path.abspath(path)))
+        raw["topology"] = resolve_paths(raw["topology"], base_dir)
+    routing = raw.get("routing")
+    if isinstance(routing, Mapping) and isinstance(routing.get("paths"), str):
+        raw["routing"] = {**routing, "paths": os.path.join(base_dir, routing["paths"])}
     return raw
 
 

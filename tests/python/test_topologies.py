@@ -631,3 +631,26 @@ def test_valiant_and_ugal_l_reach_the_core_and_need_twice_the_vcs():
             )
         assert err.value.key == "router.vcs"
         assert "at least 3 VCs" in err.value.expected
+
+
+def test_source_routing_reads_a_path_file_relative_to_the_config(tmp_path):
+    (tmp_path / "ring.edges").write_text("".join(f"{i} {(i + 1) % 6}\n" for i in range(6)))
+    (tmp_path / "paths.txt").write_text("# the long way round\n0 1 2 3 4 5\n")
+    (tmp_path / "run.toml").write_text(
+        '[topology]\nkind = "custom"\nedges = "ring.edges"\n'
+        '[routing]\nkind = "source"\npaths = "paths.txt"\n'
+        "[router]\nvcs = 5\n[traffic]\nload = 0.1\n"
+    )
+    config = load(str(tmp_path / "run.toml"))
+    assert config.to_core()["routing"] == {"kind": "source", "paths": [[0, 1, 2, 3, 4, 5]]}
+    assert exanet.check_routing(config)["acyclic"]
+    # The core checks the paths against the topology, naming the path.
+    with pytest.raises(ConfigError) as caught:
+        exanet.validate(load(config, ["routing.paths=[[0, 2]]"]))
+    assert caught.value.key == "routing.paths[0]"
+    assert "not linked" in caught.value.expected
+    (tmp_path / "paths.txt").write_text("0 1 x\n")
+    with pytest.raises(ConfigError) as caught:
+        load(str(tmp_path / "run.toml"))
+    assert caught.value.key == "routing.paths"
+    assert "line 1" in caught.value.value

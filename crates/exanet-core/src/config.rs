@@ -148,6 +148,12 @@ pub enum RoutingConfig {
         #[serde(default)]
         threshold: f64,
     },
+    /// Source routing: each path lists the routers a packet visits, first to last; a packet
+    /// from the first to the last router takes one of the paths given for that pair (by its
+    /// random bits), other pairs route minimally.
+    Source {
+        paths: Vec<Vec<u32>>,
+    },
 }
 
 fn half_buffer() -> f64 {

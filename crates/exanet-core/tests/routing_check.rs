@@ -251,3 +251,53 @@ fn dimension_order_on_express_meshes_is_minimal_visits_dimensions_in_order_and_n
         }
     }
 }
+
+#[test]
+fn source_routes_follow_the_given_paths_and_are_checked() {
+    // A 6-router ring as a custom graph; the path 0 -> 5 goes the long way (5 hops) instead
+    // of the 1-hop link, so it needs 5 VCs.
+    let ring = json!({"kind": "custom", "graph": {"routers": 6,
+        "links": [[0, 1, 0], [1, 2, 0], [2, 3, 0], [3, 4, 0], [4, 5, 0], [5, 0, 0]],
+        "class_names": ["ring"]}, "endpoints": [1, 1, 1, 1, 1, 1]});
+    let routing = json!({"kind": "source", "paths": [[0, 1, 2, 3, 4, 5]]});
+    assert_eq!(fewest_vcs(&ring, &routing), 5);
+    let config = |routing: serde_json::Value, vcs: u32| {
+        with(&[
+            ("topology", ring.clone()),
+            ("routing", routing),
+            ("router.vcs", json!(vcs)),
+            ("traffic.load", json!(0.1)),
+            ("run.drain", json!("all")),
+        ])
+    };
+    assert!(
+        check_routing(&config(routing.clone(), 5), None, 4)
+            .unwrap()
+            .acyclic
+    );
+    // Uniform traffic over 30 ordered pairs: minimal routes average 1.8 hops; the one given
+    // path takes 5 hops instead of 1, so the mean rises by 4 / 30.
+    let hops = |routing| {
+        let out = common::run_ok(&config(routing, 5));
+        let s = out.summary;
+        assert_eq!(s.u64("packets_injected"), s.u64("packets_delivered"));
+        s.f64("hops_mean")
+    };
+    let minimal = hops(json!({"kind": "minimal", "selection": "adaptive", "threshold": 0.5}));
+    let source = hops(routing);
+    assert!(
+        (source - minimal - 4.0 / 30.0).abs() < 0.05,
+        "source {source} minimal {minimal}"
+    );
+    // Paths over missing links or routers are refused, naming the path.
+    for (bad, why) in [
+        (json!([[0, 2]]), "not linked"),
+        (json!([[0, 9]]), "does not exist"),
+        (json!([[3]]), "1 routers"),
+    ] {
+        let err = check_routing(&config(json!({"kind": "source", "paths": bad}), 5), None, 1)
+            .unwrap_err();
+        assert_eq!(err.key, "routing.paths[0]");
+        assert!(err.expected.contains(why), "{}", err.expected);
+    }
+}

@@ -47,6 +47,8 @@ pub enum TableScheme {
     /// Dimension order on an express mesh or HyperX (a link class per dimension): minimal
     /// hops in the lowest dimension that differs, one fixed port among them.
     DimensionOrder,
+    /// User-given router paths (`with_paths`); minimal where none is given.
+    Source,
 }
 
 impl TableScheme {
@@ -58,13 +60,14 @@ impl TableScheme {
             TableScheme::Par => "par",
             TableScheme::FishnetAdaptive => "fishnet_adaptive",
             TableScheme::DimensionOrder => "dor",
+            TableScheme::Source => "source",
         }
     }
 
     /// Global links a route may take (hierarchical topologies).
     fn phases(self) -> usize {
         match self {
-            TableScheme::Minimal { .. } | TableScheme::DimensionOrder => 2,
+            TableScheme::Minimal { .. } | TableScheme::DimensionOrder | TableScheme::Source => 2,
             _ => 3,
         }
     }
@@ -83,6 +86,8 @@ pub const HIERARCHICAL: [&str; 5] = [
 const PAR_UNDECIDED: u8 = 2;
 /// `RouteState::phase` of a packet on its last (minimal) leg.
 const FINAL: u8 = 1;
+/// `RouteState::phase` of a packet on a user's path (`via` is the path's index).
+const ON_PATH: u8 = 3;
 
 /// How VC classes follow a route.
 #[derive(Debug, Clone)]
@@ -115,6 +120,10 @@ pub struct MinimalTable {
     class_vcs: Vec<u32>,
     vc_class: Vec<u8>,
     threshold: f64,
+    /// Source routing: the paths, and for each (first, last) router pair the indices of its
+    /// paths, sorted by pair.
+    paths: Vec<Vec<u32>>,
+    paths_by_pair: Vec<((u32, u32), u32)>,
 }
 
 impl MinimalTable {
@@ -215,6 +224,8 @@ impl MinimalTable {
             }
         }
         let (plan, class_count) = match (&hierarchy, scheme) {
+            // Paths follow hops, whatever the topology.
+            (_, TableScheme::Source) => (ClassPlan::Hops, u32::from(diameter)),
             (None, TableScheme::DimensionOrder) => (
                 ClassPlan::DimensionHops,
                 longest_line(&neighbours, &port_classes),
@@ -282,15 +293,7 @@ impl MinimalTable {
                 ),
             ));
         }
-        // Spare VCs go to the classes in turn: class c gets VCs c, c + classes, ...
-        let class_vcs: Vec<u32> = (0..classes)
-            .map(|c| {
-                (c..vcs)
-                    .step_by(classes as usize)
-                    .fold(0u32, |m, v| m | 1 << v)
-            })
-            .collect();
-        let vc_class = (0..vcs).map(|v| (v % classes) as u8).collect();
+        let (class_vcs, vc_class) = share_vcs(classes, vcs);
         Ok(MinimalTable {
             scheme,
             routers,
@@ -303,8 +306,76 @@ impl MinimalTable {
             class_vcs,
             vc_class,
             threshold,
+            paths: Vec::new(),
+            paths_by_pair: Vec::new(),
         })
     }
+
+    /// Source routing over `paths` (router lists, first to last), checked against the
+    /// topology: consecutive routers must be linked. VC i carries hop i on paths too, so the
+    /// longest path sets the VCs needed.
+    pub fn with_paths(mut self, paths: &[Vec<u32>], vcs: u32) -> Result<Self, ConfigError> {
+        for (i, path) in paths.iter().enumerate() {
+            let bad = |why: String| {
+                ConfigError::new(
+                    &format!("routing.paths[{i}]"),
+                    format!("{path:?}"),
+                    format!("a list of at least two routers, each linked to the next: {why}"),
+                )
+            };
+            if path.len() < 2 {
+                return Err(bad(format!("{} routers", path.len())));
+            }
+            if let Some(&r) = path.iter().find(|&&r| r as usize >= self.routers) {
+                return Err(bad(format!(
+                    "router {r} does not exist (0..{})",
+                    self.routers
+                )));
+            }
+            if let Some(w) = path.windows(2).find(|w| {
+                !self.neighbours[w[0] as usize]
+                    .iter()
+                    .any(|&(_, nb)| nb == w[1])
+            }) {
+                return Err(bad(format!("routers {} and {} are not linked", w[0], w[1])));
+            }
+        }
+        let longest = paths.iter().map(|p| p.len() as u32 - 1).max().unwrap_or(0);
+        let classes = (self.class_vcs.len() as u32).max(longest);
+        if vcs < classes {
+            return Err(ConfigError::new(
+                "router.vcs",
+                vcs.to_string(),
+                format!(
+                    "at least {classes} VCs for source routing: VC i carries hop i, and the \
+                     longest path has {longest} hops"
+                ),
+            ));
+        }
+        (self.class_vcs, self.vc_class) = share_vcs(classes, vcs);
+        self.paths = paths.to_vec();
+        self.paths_by_pair = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| ((p[0], p[p.len() - 1]), i as u32))
+            .collect();
+        self.paths_by_pair.sort_unstable();
+        Ok(self)
+    }
+}
+
+/// VCs of each of `classes` classes and the class of each VC: spare VCs go to the classes in
+/// turn (class c gets VCs c, c + classes, ...).
+fn share_vcs(classes: u32, vcs: u32) -> (Vec<u32>, Vec<u8>) {
+    let class_vcs = (0..classes)
+        .map(|c| {
+            (c..vcs)
+                .step_by(classes as usize)
+                .fold(0u32, |m, v| m | 1 << v)
+        })
+        .collect();
+    let vc_class = (0..vcs).map(|v| (v % classes) as u8).collect();
+    (class_vcs, vc_class)
 }
 
 /// All-pairs breadth-first distances, `table[d * n + r]`, one thread per share of the rows.
@@ -729,6 +800,38 @@ impl RoutingFunction for MinimalTable {
         let at = self.position(q);
         let mut state = q.state;
         let minimal = |phase| RouteState { phase, via: NO_VIA };
+        if self.scheme == TableScheme::Source {
+            if q.injected {
+                let pair = (q.router, q.dst_router);
+                let from = self.paths_by_pair.partition_point(|&(p, _)| p < pair);
+                let count = self.paths_by_pair[from..]
+                    .iter()
+                    .take_while(|&&(p, _)| p == pair)
+                    .count();
+                if count > 0 {
+                    let (_, path) = self.paths_by_pair[from + q.random as usize % count];
+                    state = RouteState {
+                        phase: ON_PATH,
+                        via: path,
+                    };
+                }
+            }
+            if state.phase == ON_PATH {
+                let path = &self.paths[state.via as usize];
+                match path.get(at.taken + 1) {
+                    Some(&next) => {
+                        for &(port, nb) in &self.neighbours[q.router as usize] {
+                            if nb == next && out.as_slice().len() < Candidates::CAPACITY {
+                                let vc_mask = self.hop_vcs(at, q.router, port, nb);
+                                out.push(Candidate::keep(port, vc_mask, state));
+                            }
+                        }
+                    }
+                    None => out.push(Candidate::keep(q.dst_port, self.all_vcs, state)),
+                }
+                return;
+            }
+        }
         // Decisions at the source, and PAR's second look after one local hop.
         let par_second_look =
             state.phase == PAR_UNDECIDED && !q.injected && at.phase == 0 && at.taken == 1;

@@ -298,6 +298,10 @@ pub fn build(
             TableScheme::FishnetAdaptive,
             threshold,
         )?)),
+        RoutingConfig::Source { paths } => Ok(Box::new(
+            MinimalTable::new(topology, vcs, TableScheme::Source, threshold)?
+                .with_paths(paths, vcs)?,
+        )),
     }
 }
 
