@@ -11,6 +11,6 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test -p exanet-core --locked
 
-ruff format --check python tests
-ruff check python tests
+ruff format --check python tests examples
+ruff check python tests examples
 python3 -m pytest tests/python

@@ -71,6 +71,30 @@ def _torus_scenario(
     )
 
 
+def _routing_scenario(
+    name: str,
+    description: str,
+    topology: dict[str, Any],
+    routing: dict[str, Any],
+    vcs: int,
+    load: float = 0.3,
+) -> Scenario:
+    """Uniform Bernoulli traffic under a routing scheme, 5 us warm-up + 20 us: the per-hop cost
+    of routing beside the DOR torus scenarios."""
+    return Scenario(
+        name=name,
+        description=description,
+        config={
+            "topology": topology,
+            "routing": routing,
+            "router": {"vcs": vcs},
+            "links": {"bandwidth": "25GB/s"},
+            "traffic": {"pattern": "uniform", "load": load, "packet": "256B"},
+            "run": {"drain": "none", "warmup": "5us", "measure": "20us"},
+        },
+    )
+
+
 SCENARIOS = {
     scenario.name: scenario
     for scenario in (
@@ -78,6 +102,36 @@ SCENARIOS = {
         _torus_scenario("b", [32, 32], "bernoulli", 0.5, {"warmup": "5us", "measure": "20us"}),
         _torus_scenario("c", [64, 64, 64], "poisson", 0.1, {"duration": "1us"}),
         _torus_scenario("d", [32, 32, 32, 32], "poisson", 0.05, {"duration": "1us"}),
+        _routing_scenario(
+            "e",
+            "dragonfly a=8 h=4 p=4 g=33, UGAL-L, uniform Bernoulli, 30% load",
+            {"kind": "dragonfly", "a": 8, "h": 4, "p": 4, "g": 33},
+            {"kind": "ugal_l"},
+            3,
+        ),
+        _routing_scenario(
+            "f",
+            "Slim Fly q=9 p=7, minimal adaptive, uniform Bernoulli, 30% load",
+            {"kind": "slim_fly", "q": 9, "p": 7},
+            {"kind": "minimal"},
+            2,
+        ),
+        _routing_scenario(
+            "g",
+            "32x32 torus, minimal adaptive with bubble escape, uniform Bernoulli, 8% load",
+            {"kind": "torus", "dims": [32, 32]},
+            {"kind": "minimal", "escape": "bubble"},
+            2,
+            0.08,
+        ),
+        _routing_scenario(
+            "h",
+            "32x32 torus, DOR, uniform Bernoulli, 8% load (g's baseline: same packets)",
+            {"kind": "torus", "dims": [32, 32]},
+            {"kind": "dor"},
+            2,
+            0.08,
+        ),
     )
 }
 

@@ -95,8 +95,9 @@ class DorRouting(_Section):
 class MinimalRouting(_Section):
     """Table-driven minimal routing on any topology: every hop takes a port on a shortest path
     (adaptive: the one with most credits; random: one by the packet's random bits, afresh at
-    every hop; destination: one by the destination, D-mod-k on a fat-tree);
-    hop i travels on VC i, so it needs router.vcs >= the diameter. On a torus or mesh,
+    every hop; destination: one by the destination, D-mod-k on a fat-tree); on flat
+    topologies hop i travels on VC i (router.vcs >= the diameter), on dragonflies and Fishnets
+    a VC block per global link taken (docs/routing.md). On a torus or mesh,
     escape = dor or bubble instead keeps adaptive VCs plus an escape sub-network
     (docs/routing.md)."""
 
@@ -131,8 +132,9 @@ class MinimalRouting(_Section):
 
 
 class ValiantRouting(_Section):
-    """Valiant: minimal to a random intermediate router, then minimal to the destination;
-    hop i on VC i, so it needs router.vcs >= twice the largest router distance."""
+    """Valiant: minimal to a random intermediate router (a random group on dragonflies and
+    Fishnets), then minimal to the destination; VCs as in docs/routing.md (twice the largest
+    router distance on flat topologies, 3 blocks on hierarchical ones)."""
 
     kind: Literal["valiant"]
 
