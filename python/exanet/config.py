@@ -164,6 +164,13 @@ class UgalLRouting(_WeighedRouting):
     kind: Literal["ugal_l"]
 
 
+class UgalGRouting(_WeighedRouting):
+    """UGAL-G: UGAL-L's ways weighed by the queues along each whole route, read from every
+    router: an idealized reference (no real router knows this), VCs as Valiant."""
+
+    kind: Literal["ugal_g"]
+
+
 class ParRouting(_WeighedRouting):
     """PAR (progressive adaptive, dragonflies and Fishnets): UGAL-L at the source, and once
     more after the first local hop while still in the source group; one VC more than UGAL-L."""
@@ -237,13 +244,14 @@ Routing = Annotated[
     | MinimalRouting
     | ValiantRouting
     | UgalLRouting
+    | UgalGRouting
     | ParRouting
     | FishnetAdaptiveRouting
     | SourceRouting,
     Field(discriminator="kind"),
 ]
 ROUTING_DESCRIPTION = (
-    "the routing; kind = dor (dimension order, torus and mesh), minimal, valiant, ugal_l "
+    "the routing; kind = dor (dimension order, torus and mesh), minimal, valiant, ugal_l, ugal_g "
     "(any topology), par (dragonflies, Fishnets), fishnet_adaptive (Fishnets) or source (given "
     "router paths); default dor "
     "on a torus or mesh, minimal on every other topology (docs/routing.md)"

@@ -654,3 +654,53 @@ def test_source_routing_reads_a_path_file_relative_to_the_config(tmp_path):
         load(str(tmp_path / "run.toml"))
     assert caught.value.key == "routing.paths"
     assert "line 1" in caught.value.value
+
+
+@pytest.mark.parametrize(
+    ("topology", "routing", "key", "expected"),
+    [
+        ({"kind": "torus", "dims": [4, 4]}, {"kind": "par"}, "routing.kind", "dragonfly"),
+        (
+            {"kind": "dragonfly", "a": 4, "h": 2},
+            {"kind": "fishnet_adaptive"},
+            "routing.kind",
+            "fishnet",
+        ),
+        (
+            {"kind": "mesh", "dims": [4, 4]},
+            {"kind": "minimal", "escape": "bubble"},
+            "routing.escape",
+            "torus",
+        ),
+        (
+            {"kind": "slim_fly", "q": 5},
+            {"kind": "minimal", "escape": "dor"},
+            "routing.escape",
+            "torus",
+        ),
+        (
+            {"kind": "torus", "dims": [4, 4]},
+            {"kind": "minimal", "escape": "dor"},
+            "router.vcs",
+            "at least 3",
+        ),
+        (
+            {"kind": "torus", "dims": [4, 4]},
+            {"kind": "minimal", "threshold": -1},
+            "routing.threshold",
+            "",
+        ),
+        (
+            {"kind": "torus", "dims": [4, 4]},
+            {"kind": "minimal", "escape": "dor", "selection": "random"},
+            "routing.selection",
+            "adaptive",
+        ),
+    ],
+)
+def test_routing_that_does_not_fit_is_refused_naming_the_key(topology, routing, key, expected):
+    config = {"topology": topology, "routing": routing, "traffic": {"load": 0.1}}
+    with pytest.raises(ConfigError) as caught:
+        exanet.validate(config)
+    assert caught.value.key == key
+    assert expected in caught.value.expected

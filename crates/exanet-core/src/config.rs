@@ -137,6 +137,11 @@ pub enum RoutingConfig {
         #[serde(default)]
         threshold: f64,
     },
+    /// UGAL-G: as UGAL-L, weighing each way by the queues along its whole route.
+    UgalG {
+        #[serde(default)]
+        threshold: f64,
+    },
     /// Progressive adaptive routing (dragonflies, Fishnets): UGAL-L at the source and once
     /// more after the first local hop.
     Par {

@@ -219,6 +219,7 @@ fn group_adversarial_traffic_needs_nonminimal_routing_on_a_dragonfly() {
     let valiant = accepted(json!({"kind": "valiant"}));
     let ugal = accepted(json!({"kind": "ugal_l"}));
     let par = accepted(json!({"kind": "par"}));
+    let ugal_g = accepted(json!({"kind": "ugal_g"}));
     assert!(minimal <= 0.125 * 1.05, "minimal {minimal}");
     assert!(
         valiant > 2.5 * minimal,
@@ -228,6 +229,9 @@ fn group_adversarial_traffic_needs_nonminimal_routing_on_a_dragonfly() {
     // PAR's second look in the source group catches packets UGAL-L sent minimally into a
     // queue that filled behind them.
     assert!(par >= ugal, "par {par} vs ugal_l {ugal}");
+    // UGAL-G sees the queue at the far end of the minimal route, which local schemes see
+    // only once it has backed up to the source.
+    assert!(ugal_g > par, "ugal_g {ugal_g} vs par {par}");
 }
 
 #[test]
@@ -239,7 +243,7 @@ fn under_uniform_traffic_minimal_beats_valiant_and_ugal_tracks_minimal() {
     let latency = |s: &exanet_core::stats::Summary| s.f64("latency_ns_mean");
     assert!(latency(&minimal) < latency(&valiant));
     assert!(hops(&valiant) > hops(&minimal) + 1.0);
-    for adaptive in ["ugal_l", "par"] {
+    for adaptive in ["ugal_l", "ugal_g", "par"] {
         let a = summary(json!({ "kind": adaptive }));
         assert!(
             hops(&a) < hops(&minimal) + 0.5 * (hops(&valiant) - hops(&minimal)),
@@ -328,6 +332,7 @@ fn every_scheme_on_every_family_survives_full_load_and_conserves_packets() {
             json!({"kind": "minimal", "selection": "random"}),
             json!({"kind": "valiant"}),
             json!({"kind": "ugal_l"}),
+            json!({"kind": "ugal_g"}),
         ];
         if HIERARCHICAL.contains(&name) {
             schemes.push(json!({"kind": "par"}));

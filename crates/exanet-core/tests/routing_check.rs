@@ -86,6 +86,7 @@ fn every_shipped_scheme_is_acyclic_on_every_family_with_the_fewest_vcs_it_accept
             json!({"kind": "minimal", "selection": "adaptive"}),
             json!({"kind": "valiant"}),
             json!({"kind": "ugal_l"}),
+            json!({"kind": "ugal_g"}),
         ];
         if hierarchical(&topology) {
             schemes.push(json!({"kind": "par"}));

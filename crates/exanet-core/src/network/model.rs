@@ -176,6 +176,8 @@ pub struct Network {
     pub(super) escape_vcs: u32,
     /// The routing's selection threshold in bytes (see `routing::select`).
     pub(super) threshold_bytes: u32,
+    /// UGAL-G: the source reads the queues along whole routes.
+    pub(super) global_view: bool,
     pub(super) bubble: Option<(u8, u32)>,
     /// Scratch: inputs found blocked on adaptive VCs during one arbitration.
     pub(super) blocked: Vec<usize>,
@@ -193,6 +195,7 @@ impl Network {
         let vcs = config.router.vcs as usize;
         let routing_escape_vcs = routing.escape_vcs();
         let routing_bubble_vc = routing.bubble_vc();
+        let routing_global_view = routing.global_view();
         let threshold_bytes = (routing.threshold() * config.router.vc_buffer_bytes as f64)
             .min(f64::from(u32::MAX)) as u32;
         let largest_packet = traffic
@@ -308,6 +311,7 @@ impl Network {
             vc_buffer_bytes: config.router.vc_buffer_bytes as u32,
             escape_vcs: routing_escape_vcs,
             threshold_bytes,
+            global_view: routing_global_view,
             bubble: routing_bubble_vc.map(|vc| (vc, largest_packet)),
             blocked: Vec::new(),
             topology,

@@ -6,7 +6,7 @@ use super::packet::PacketId;
 use super::state::{NEVER, NIC_CLASS};
 use crate::config::Arbitration;
 use crate::engine::{Scheduler, Time};
-use crate::routing::{select, vcs_in, RouteQuery};
+use crate::routing::{select, set_bits, vcs_in, Candidate, Candidates, RouteQuery};
 use crate::topology::Peer;
 
 /// The winner of one arbitration round: an input's request bit and the output VC.
@@ -102,6 +102,11 @@ impl Network {
                 .iter()
                 .find(|c| c.vc_mask & escape_vcs != 0)
                 .expect("an escape routing always offers its escape way")
+        } else if self.global_view && candidates.iter().any(|c| c.hops != candidates[0].hops) {
+            let best = (0..candidates.len())
+                .min_by_key(|&i| self.route_cost(router, &query, &candidates[i], bytes))
+                .unwrap_or(0);
+            candidates[best]
         } else {
             // Escape VCs are a last resort, not a reason to prefer a way.
             let (buffer, threshold) = (self.vc_buffer_bytes, self.threshold_bytes);
@@ -133,6 +138,65 @@ impl Network {
         let request = usize::from(port) << self.vc_bits | usize::from(vc);
         self.requests[out_index * self.request_words + request / 64] |= 1 << (request % 64);
         self.mark_dirty(chosen.port);
+    }
+
+    /// UGAL-G's cost of a way: the bytes queued at every output along the route it leads to
+    /// (followed through each router's first way): head packets waiting for the output and
+    /// bytes in its downstream buffers; plus the packet's own serialization at every hop, plus
+    /// the routing threshold on ways longer than the shortest; in bytes, i.e. time at link rate.
+    fn route_cost(&self, router: u32, query: &RouteQuery, way: &Candidate, bytes: u32) -> u64 {
+        let capacity = u64::from(self.vc_buffer_bytes) * self.vcs as u64;
+        let queued = |r: u32, port: u16| {
+            let out_index = self.port_index(r, port);
+            let at = out_index * self.vcs;
+            let free: u64 = self.credits[at..at + self.vcs]
+                .iter()
+                .map(|&c| u64::from(c))
+                .sum();
+            let words = &self.requests
+                [out_index * self.request_words..(out_index + 1) * self.request_words];
+            let waiting: u64 = words
+                .iter()
+                .enumerate()
+                .flat_map(|(w, &bits)| set_bits(bits).map(move |b| w * 64 + b as usize))
+                .map(|input| {
+                    let in_index = r as usize * self.ports + (input >> self.vc_bits);
+                    let vc = input & ((1 << self.vc_bits) - 1);
+                    u64::from(self.input_vcs[in_index * self.vcs + vc].bytes)
+                })
+                .sum();
+            waiting + capacity - free.min(capacity)
+        };
+        let shortest = self.candidates.as_slice().iter().map(|c| c.hops).min();
+        let mut cost = if Some(way.hops) > shortest {
+            u64::from(self.threshold_bytes)
+        } else {
+            0
+        };
+        let (mut r, mut step) = (router, *way);
+        let mut next = Candidates::new();
+        // A route is far shorter than this; the bound only guards against a routing bug.
+        for _ in 0..u8::MAX {
+            cost += u64::from(bytes);
+            let Peer::Router { router: down, port } = self.topology.peer(r, step.port) else {
+                break;
+            };
+            cost += queued(r, step.port);
+            next.clear();
+            self.routing.route(
+                &RouteQuery {
+                    router: down,
+                    in_port: port,
+                    in_vc: step.vc_mask.trailing_zeros() as u8,
+                    injected: false,
+                    state: step.next,
+                    ..*query
+                },
+                &mut next,
+            );
+            (r, step) = (down, next.as_slice()[0]);
+        }
+        cost
     }
 
     /// Arbitrates every output touched since the last settle of this router.

@@ -37,6 +37,9 @@ pub enum TableScheme {
     },
     Valiant,
     UgalL,
+    /// UGAL-G: UGAL-L's ways, weighed by the queues along each whole route (the router reads
+    /// every router's state: an idealized reference, see `RoutingFunction::global_view`).
+    UgalG,
     /// Progressive adaptive routing: UGAL-L at the source, and once more after the first
     /// local hop while the packet is still in its source group.
     Par,
@@ -57,6 +60,7 @@ impl TableScheme {
             TableScheme::Minimal { .. } => "minimal",
             TableScheme::Valiant => "valiant",
             TableScheme::UgalL => "ugal_l",
+            TableScheme::UgalG => "ugal_g",
             TableScheme::Par => "par",
             TableScheme::FishnetAdaptive => "fishnet_adaptive",
             TableScheme::DimensionOrder => "dor",
@@ -796,6 +800,10 @@ impl RoutingFunction for MinimalTable {
         self.threshold
     }
 
+    fn global_view(&self) -> bool {
+        self.scheme == TableScheme::UgalG
+    }
+
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         let at = self.position(q);
         let mut state = q.state;
@@ -841,7 +849,7 @@ impl RoutingFunction for MinimalTable {
                     state = RouteState { phase: 0, via };
                 }
             }
-            TableScheme::UgalL if q.injected => {
+            TableScheme::UgalL | TableScheme::UgalG if q.injected => {
                 if let Some(via) = self.intermediate(q) {
                     return self.weigh(at, q, minimal(FINAL), via, out);
                 }

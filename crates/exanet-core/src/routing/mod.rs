@@ -142,6 +142,13 @@ pub trait RoutingFunction: Send + Sync {
     fn threshold(&self) -> f64 {
         0.0
     }
+
+    /// Whether the source weighs ways of different lengths by the queues along each whole
+    /// route (UGAL-G) rather than at its own ports: an idealized reference that reads other
+    /// routers' state, so a parallel run must keep it in one partition.
+    fn global_view(&self) -> bool {
+        false
+    }
 }
 
 /// Picks a candidate from local state only. Ways of one length: the one whose best VC holds
@@ -213,12 +220,17 @@ pub fn select_most_credits(
 }
 
 /// The VC numbers in a VC bit set, lowest first.
-pub fn vcs_in(mut mask: u32) -> impl Iterator<Item = u32> {
+pub fn vcs_in(mask: u32) -> impl Iterator<Item = u32> {
+    set_bits(u64::from(mask))
+}
+
+/// The positions of the set bits of a word, lowest first.
+pub fn set_bits(mut bits: u64) -> impl Iterator<Item = u32> {
     std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let vc = mask.trailing_zeros();
-            mask &= mask - 1;
-            vc
+        (bits != 0).then(|| {
+            let b = bits.trailing_zeros();
+            bits &= bits - 1;
+            b
         })
     })
 }
@@ -232,6 +244,7 @@ pub fn build(
     let threshold = match config {
         RoutingConfig::Minimal { threshold, .. }
         | RoutingConfig::UgalL { threshold }
+        | RoutingConfig::UgalG { threshold }
         | RoutingConfig::Par { threshold }
         | RoutingConfig::FishnetAdaptive { threshold } => *threshold,
         _ => 0.0,
@@ -284,6 +297,12 @@ pub fn build(
             topology,
             vcs,
             TableScheme::UgalL,
+            threshold,
+        )?)),
+        RoutingConfig::UgalG { .. } => Ok(Box::new(MinimalTable::new(
+            topology,
+            vcs,
+            TableScheme::UgalG,
             threshold,
         )?)),
         RoutingConfig::Par { .. } => Ok(Box::new(MinimalTable::new(
