@@ -340,6 +340,9 @@ fn every_scheme_on_every_family_survives_full_load_and_conserves_packets() {
         if name.starts_with("fishnet") {
             schemes.push(json!({"kind": "fishnet_adaptive"}));
         }
+        if name == "express_mesh" {
+            schemes.push(json!({"kind": "dor", "allow_unsafe": false}));
+        }
         for routing in schemes {
             let config = with(&[
                 ("topology", topology.clone()),
