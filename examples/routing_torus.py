@@ -15,12 +15,9 @@ Run with `python3 examples/routing_torus.py`; it takes a few seconds.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
-from rich.console import Console
-from rich.table import Table
-
-import exanet
+from compare_routing import network_config, print_comparison
 
 TOPOLOGY = {"kind": "torus", "dims": [8, 8]}
 ROUTINGS = {  # column name: (routing table, router.vcs)
@@ -29,43 +26,14 @@ ROUTINGS = {  # column name: (routing table, router.vcs)
     "escape bubble (3 VCs)": ({"kind": "minimal", "escape": "bubble"}, 3),
 }
 LOADS = {"tornado": (0.2, 0.3, 0.6), "uniform": (0.3, 0.6, 0.9)}
-RUN = {"warmup": "10us", "measure": "40us", "drain": "none"}
-
-
-def config(routing: dict[str, Any], vcs: int, pattern: str, load: float) -> dict[str, Any]:
-    return {
-        "topology": TOPOLOGY,
-        "routing": routing,
-        "router": {"vcs": vcs, "vc_buffer": "4KiB"},
-        "traffic": {"pattern": pattern, "load": load, "packet": "256B"},
-        "run": RUN,
-    }
-
-
-def cell(summary: dict[str, Any]) -> str:
-    """Accepted load / mean latency in microseconds."""
-    return f"{summary['accepted_load']:.3f} / {summary['latency_ns_mean'] / 1000:.2f}"
 
 
 def main() -> None:
-    table = Table(
-        title="8x8 torus, 4 KiB VC buffers\naccepted load (fraction of injection bandwidth) "
-        "/ mean latency (us)",
-        header_style="bold",
-    )
-    table.add_column("pattern")
-    table.add_column("offered", justify="right")
-    for name in ROUTINGS:
-        table.add_column(name, justify="right")
-    for pattern, loads in LOADS.items():
-        for load in loads:
-            cells = [
-                cell(exanet.simulate(config(routing, vcs, pattern, load), progress=False).summary)
-                for routing, vcs in ROUTINGS.values()
-            ]
-            table.add_row(pattern, f"{load:.1f}", *cells)
-        table.add_section()
-    Console(width=120).print(table)
+    columns = {
+        name: partial(network_config, TOPOLOGY, routing, {"vcs": vcs, "vc_buffer": "4KiB"})
+        for name, (routing, vcs) in ROUTINGS.items()
+    }
+    print_comparison("8x8 torus, 4 KiB VC buffers", columns, LOADS)
 
 
 if __name__ == "__main__":

@@ -195,6 +195,11 @@ fn dimension_order_routing_needs_coordinates() {
 fn dragonfly_run(routing: Json, pattern: &str, load: f64) -> exanet_core::RunOutput {
     let topology =
         json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"});
+    steady_run(topology, routing, pattern, load)
+}
+
+/// 6 VCs, 5 us warm-up, 20 us measured, no drain.
+fn steady_run(topology: Json, routing: Json, pattern: &str, load: f64) -> exanet_core::RunOutput {
     run_ok(&with(&[
         ("topology", topology),
         ("routing", routing),
@@ -256,16 +261,7 @@ fn under_uniform_traffic_minimal_beats_valiant_and_ugal_tracks_minimal() {
 }
 
 fn fishnet_run(topology: Json, routing: &str, pattern: &str, load: f64) -> exanet_core::RunOutput {
-    run_ok(&with(&[
-        ("topology", topology),
-        ("routing", json!({ "kind": routing })),
-        ("router.vcs", json!(6)),
-        ("traffic.pattern", json!(pattern)),
-        ("traffic.load", json!(load)),
-        ("run.warmup_ps", json!(5_000_000)),
-        ("run.measure_ps", json!(20_000_000)),
-        ("run.drain", json!("none")),
-    ]))
+    steady_run(topology, json!({ "kind": routing }), pattern, load)
 }
 
 #[test]

@@ -50,12 +50,7 @@ impl Parts {
         let routing = routing::build(&config.routing, topology.as_ref(), config.router.vcs)?;
         let traffic =
             Synthetic::build(&config.traffic, &config.nic, topology.as_ref(), config.seed)?;
-        let largest_packet = traffic
-            .packet_wire_bytes()
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(0);
+        let largest_packet = traffic.largest_packet_bytes();
         if routing.bubble_vc().is_some()
             && 2 * u64::from(largest_packet) > config.router.vc_buffer_bytes
         {
@@ -198,12 +193,7 @@ impl Network {
         let routing_global_view = routing.global_view();
         let threshold_bytes = (routing.threshold() * config.router.vc_buffer_bytes as f64)
             .min(f64::from(u32::MAX)) as u32;
-        let largest_packet = traffic
-            .packet_wire_bytes()
-            .iter()
-            .copied()
-            .max()
-            .unwrap_or(0);
+        let largest_packet = traffic.largest_packet_bytes();
         let nic_link = PortLink::new(
             config.nic.injection_latency_ps,
             config.nic.injection_bandwidth_bytes_per_s,

@@ -100,4 +100,9 @@ impl Synthetic {
     pub fn packet_wire_bytes(&self) -> &[u32] {
         &self.packet_wire_bytes
     }
+
+    /// The largest packet on the wire (payload plus header).
+    pub fn largest_packet_bytes(&self) -> u32 {
+        self.packet_wire_bytes.iter().copied().max().unwrap_or(0)
+    }
 }
