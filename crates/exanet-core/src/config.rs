@@ -208,7 +208,9 @@ pub struct RouterConfig {
     pub vc_buffer_bytes: u64,
     pub latency_ps: u64,
     pub arbitration: Arbitration,
-    pub in_transit_priority: bool,
+    /// In-transit-priority restriction (002): the probability, per arbitration, that an
+    /// injected packet may win an output only when no in-transit packet competes for it.
+    pub in_transit_priority: f64,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -233,6 +235,9 @@ pub struct NicConfig {
     pub injection_latency_ps: u64,
     pub mtu_bytes: u64,
     pub header_bytes: u64,
+    /// Injection throttle: packets a NIC may have in the network at once (0: no limit).
+    #[serde(default)]
+    pub max_outstanding_packets: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -270,6 +275,80 @@ pub enum TrafficConfig {
         #[serde(default)]
         hotspot_fraction: f64,
     },
+    /// Burst-synchronized sources (002): every endpoint sends `packets_per_burst` packets as
+    /// fast as the network accepts them; a burst ends when all have arrived, and `bursts`
+    /// follow back to back.
+    Burst {
+        pattern: Pattern,
+        packet_bytes: u64,
+        packets_per_burst: u32,
+        bursts: u32,
+        #[serde(default)]
+        hotspot_endpoints: Vec<u32>,
+        #[serde(default)]
+        hotspot_fraction: f64,
+    },
+    /// Message-passing jobs sharing the machine.
+    Jobs(JobsConfig),
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobsConfig {
+    pub jobs: Vec<JobConfig>,
+    pub eager_limit_bytes: u64,
+    pub send_overhead_ps: u64,
+    pub recv_overhead_ps: u64,
+    /// Also run every job alone on the machine (same placement) for its slowdown.
+    #[serde(default)]
+    pub alone: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobConfig {
+    pub name: String,
+    pub app: crate::workload::App,
+    pub ranks: u32,
+    #[serde(default)]
+    pub message_bytes: u64,
+    #[serde(default = "one")]
+    pub iterations: u32,
+    #[serde(default)]
+    pub compute_ps: u64,
+    #[serde(default)]
+    pub algorithm: Option<crate::workload::Algorithm>,
+    #[serde(default)]
+    pub grid: Vec<u32>,
+    #[serde(default)]
+    pub partners: u32,
+    /// Explicit operations (app "program").
+    #[serde(default)]
+    pub ops: Option<crate::workload::OpColumns>,
+    pub placement: Placement,
+    #[serde(default)]
+    pub start_ps: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Which endpoints a job's ranks run on (rank i on the i-th endpoint chosen).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Placement {
+    /// The lowest-numbered free endpoints, in order.
+    Linear,
+    /// Free endpoints drawn at random.
+    RandomEndpoints,
+    /// Routers drawn at random, each filled with ranks before the next.
+    RandomRouters,
+    /// Groups (dragonfly groups, Slim Fly racks, fat-tree pods, ...) drawn at random, each
+    /// filled before the next.
+    RandomGroups,
+    /// Explicit: rank i on `endpoints[i]`.
+    Map { endpoints: Vec<u32> },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -381,23 +460,61 @@ impl Config {
                 "between 1 byte and 4 GiB per VC",
             ));
         }
-        let TrafficConfig::Synthetic {
-            load,
-            packet_bytes,
-            hotspot_fraction,
-            ..
-        } = &self.traffic;
-        if !(*load > 0.0 && *load <= 1.0) {
+        if !(0.0..=1.0).contains(&r.in_transit_priority) {
+            return Err(ConfigError::new(
+                "router.in_transit_priority",
+                r.in_transit_priority.to_string(),
+                "a probability between 0 (off) and 1 (in-transit packets always first)",
+            ));
+        }
+        let (load, packet_bytes, hotspot_fraction) = match &self.traffic {
+            TrafficConfig::Synthetic {
+                load,
+                packet_bytes,
+                hotspot_fraction,
+                ..
+            } => (*load, *packet_bytes, *hotspot_fraction),
+            TrafficConfig::Burst {
+                packet_bytes,
+                hotspot_fraction,
+                packets_per_burst,
+                bursts,
+                ..
+            } => {
+                if *packet_bytes > nic.mtu_bytes {
+                    return Err(ConfigError::new(
+                        "traffic.packet",
+                        format!("{packet_bytes}B"),
+                        format!(
+                            "at most nic.mtu ({} B): a burst's budget counts single-packet \
+                             messages",
+                            nic.mtu_bytes
+                        ),
+                    ));
+                }
+                if *packets_per_burst == 0 || *bursts == 0 {
+                    let (key, value) = if *bursts == 0 {
+                        ("traffic.bursts", *bursts)
+                    } else {
+                        ("traffic.packets_per_burst", *packets_per_burst)
+                    };
+                    return Err(ConfigError::new(key, value.to_string(), "at least 1"));
+                }
+                (1.0, *packet_bytes, *hotspot_fraction)
+            }
+            TrafficConfig::Jobs(_) => (1.0, 1, 0.0),
+        };
+        if !(load > 0.0 && load <= 1.0) {
             return Err(ConfigError::new(
                 "traffic.load",
                 load.to_string(),
                 "a fraction of the injection bandwidth, 0 < load <= 1",
             ));
         }
-        if *packet_bytes == 0 {
+        if packet_bytes == 0 {
             return Err(ConfigError::new("traffic.packet", "0B", "at least 1 byte"));
         }
-        if !(0.0..=1.0).contains(hotspot_fraction) {
+        if !(0.0..=1.0).contains(&hotspot_fraction) {
             return Err(ConfigError::new(
                 "traffic.hotspot_fraction",
                 hotspot_fraction.to_string(),

@@ -67,6 +67,47 @@ impl fmt::Display for DeadlockReport {
     }
 }
 
+/// A rank of a message-passing job that could not go on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StalledRank {
+    pub job: String,
+    pub rank: u32,
+    /// Index of the operation it stands at in its program.
+    pub operation: u32,
+    pub waiting_for: String,
+}
+
+/// A message-passing workload that can never finish: nothing is left to happen while ranks
+/// still wait (a receive without a send, a collective some ranks never call).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StallReport {
+    pub time_ps: u64,
+    pub ranks: Vec<StalledRank>,
+}
+
+impl fmt::Display for StallReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the program can never finish: at {:.3} ns nothing is left to happen while {} \
+             ranks wait",
+            self.time_ps as f64 / 1000.0,
+            self.ranks.len()
+        )?;
+        for r in self.ranks.iter().take(8) {
+            write!(
+                f,
+                "; job {} rank {} at operation {} ({})",
+                r.job, r.rank, r.operation, r.waiting_for
+            )?;
+        }
+        if self.ranks.len() > 8 {
+            write!(f, "; and {} more", self.ranks.len() - 8)?;
+        }
+        Ok(())
+    }
+}
+
 /// Why a simulation did not produce a result.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
@@ -74,6 +115,8 @@ pub enum SimError {
     Config(#[from] ConfigError),
     #[error("{0}")]
     Deadlock(Box<DeadlockReport>),
+    #[error("{0}")]
+    Stalled(Box<StallReport>),
     /// The progress callback asked to stop.
     #[error("interrupted")]
     Interrupted,

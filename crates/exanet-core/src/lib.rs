@@ -16,7 +16,7 @@ pub mod topology;
 pub mod workload;
 
 pub use config::Config;
-pub use error::{ConfigError, DeadlockReport, SimError, StuckChannel};
+pub use error::{ConfigError, DeadlockReport, SimError, StallReport, StalledRank, StuckChannel};
 pub use network::{Progress, RunOutput};
 
 /// Structural facts about a configured network.
@@ -84,11 +84,64 @@ pub fn check_routing(
 }
 
 /// Runs one simulation. `progress` is called about every `interval_s` seconds of wall time;
-/// returning false stops the run with [`SimError::Interrupted`].
+/// returning false stops the run with [`SimError::Interrupted`]. Message-passing jobs also get
+/// their completion on an ideal network and, if `traffic.alone`, alone on the machine.
 pub fn simulate(
     config: &Config,
     interval_s: f64,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunOutput, SimError> {
-    network::Network::new(config)?.run(interval_s, progress)
+    let mut output = network::Network::new(config)?.run(interval_s, progress)?;
+    if let config::TrafficConfig::Jobs(jobs) = &config.traffic {
+        let topology = topology::build(&config.topology)?;
+        let ideal = workload::jobs::build(jobs, topology.as_ref(), config.seed)?.run_ideal();
+        for (job, ideal) in output.jobs.iter_mut().zip(ideal) {
+            job.ideal_ps = Some(ideal);
+        }
+        if jobs.alone {
+            for j in 0..output.jobs.len() {
+                let alone = if jobs.jobs.len() == 1 {
+                    output.jobs[j].completion_ps()
+                } else {
+                    let mut only = jobs.jobs[j].clone();
+                    only.placement = config::Placement::Map {
+                        endpoints: output.jobs[j].endpoints.clone(),
+                    };
+                    let mut single = config.clone();
+                    single.traffic = config::TrafficConfig::Jobs(config::JobsConfig {
+                        jobs: vec![only],
+                        alone: false,
+                        ..jobs.clone()
+                    });
+                    network::Network::new(&single)?
+                        .run(interval_s, progress)?
+                        .jobs[0]
+                        .completion_ps()
+                };
+                output.jobs[j].alone_ps = Some(alone);
+            }
+        }
+    }
+    Ok(output)
+}
+
+/// The operations of job `job` of a message-passing config, as trace columns.
+pub fn job_program(config: &Config, job: usize) -> Result<stats::Table, ConfigError> {
+    let config::TrafficConfig::Jobs(jobs) = &config.traffic else {
+        return Err(ConfigError::new(
+            "traffic.kind",
+            "(not jobs)",
+            "\"jobs\": only message-passing workloads have programs",
+        ));
+    };
+    let topology = topology::build(&config.topology)?;
+    let mpi = workload::jobs::build(jobs, topology.as_ref(), config.seed)?;
+    let run = mpi.jobs.get(job).ok_or_else(|| {
+        ConfigError::new(
+            "job",
+            job.to_string(),
+            format!("a job index below {}", mpi.jobs.len()),
+        )
+    })?;
+    Ok(run.program.to_table())
 }

@@ -364,7 +364,7 @@ fn bad_combinations_name_the_key() {
 /// Summary of the default 8x8 torus at `load` with the given arbitration options.
 fn arbitrated(
     arbitration: &str,
-    in_transit_priority: bool,
+    in_transit_priority: f64,
     load: f64,
 ) -> exanet_core::stats::Summary {
     run_ok(&at_load(
@@ -382,15 +382,15 @@ fn arbitrated(
 #[test]
 fn age_arbitration_bounds_the_latency_tail_and_keeps_throughput_past_saturation() {
     // Below saturation every policy delivers what is offered (up to the window's edges).
-    let rr = arbitrated("round_robin", false, 0.4);
-    let age = arbitrated("age", false, 0.4);
+    let rr = arbitrated("round_robin", 0.0, 0.4);
+    let age = arbitrated("age", 0.0, 0.4);
     for s in [&rr, &age] {
         assert!((s.f64("accepted_load") / s.f64("offered_load") - 1.0).abs() < 0.005);
     }
     assert!(age.f64("network_latency_ns_max") < rr.f64("network_latency_ns_max"));
     // Past saturation, oldest-first stops packets from starving in the network.
-    let rr = arbitrated("round_robin", false, 1.0);
-    let age = arbitrated("age", false, 1.0);
+    let rr = arbitrated("round_robin", 0.0, 1.0);
+    let age = arbitrated("age", 0.0, 1.0);
     println!(
         "full load: round-robin accepts {:.3}, network latency max {:.0} ns; age {:.3}, {:.0} ns",
         rr.f64("accepted_load"),
@@ -406,8 +406,8 @@ fn age_arbitration_bounds_the_latency_tail_and_keeps_throughput_past_saturation(
 fn in_transit_priority_keeps_throughput_past_saturation() {
     // Izu et al.: giving in-transit packets priority over new ones avoids the drop of accepted
     // traffic beyond saturation.
-    let plain = arbitrated("round_robin", false, 1.0);
-    let ipr = arbitrated("round_robin", true, 1.0);
+    let plain = arbitrated("round_robin", 0.0, 1.0);
+    let ipr = arbitrated("round_robin", 1.0, 1.0);
     println!(
         "full load: accepted {:.3} without IPR, {:.3} with IPR",
         plain.f64("accepted_load"),

@@ -8,7 +8,7 @@ use super::results::RunOutput;
 use super::serialization_ps;
 use crate::config::Drain;
 use crate::engine::{Scheduler, Step, Time};
-use crate::error::SimError;
+use crate::error::{SimError, StallReport, StalledRank};
 
 /// Which part of a run the simulation is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +70,7 @@ impl Network {
         self.start_sources(&mut sched);
         let window_end = self.stats.window_end;
         let stop_at = match run.duration_ps {
+            _ if self.closed => Time::MAX,
             Some(duration) => duration,
             None if run.drain == Drain::None => window_end,
             None => window_end.saturating_add(
@@ -80,7 +81,8 @@ impl Network {
         let deadlock_timeout = run
             .deadlock_timeout_ps
             .unwrap_or_else(|| (1000 * self.largest_hop_ps()).max(1_000_000));
-        let waits_for_measured = run.duration_ps.is_none() && run.drain == Drain::Measured;
+        let waits_for_measured =
+            !self.closed && run.duration_ps.is_none() && run.drain == Drain::Measured;
         let mut last_report = Instant::now();
         let mut steps: u64 = 0;
         // Why the loop ended: the queue ran empty, every measured packet arrived, or the clock
@@ -127,7 +129,27 @@ impl Network {
         if idle && self.stats.injected > self.stats.delivered {
             return Err(SimError::Deadlock(Box::new(self.deadlock_report(end))));
         }
+        if let Some(mpi) = self.mpi.as_ref().filter(|m| !m.finished()) {
+            return Err(SimError::Stalled(Box::new(StallReport {
+                time_ps: end,
+                ranks: mpi
+                    .stuck()
+                    .into_iter()
+                    .map(|(job, rank, operation, waiting_for)| StalledRank {
+                        job: mpi.jobs[job as usize].name.clone(),
+                        rank,
+                        operation,
+                        waiting_for,
+                    })
+                    .collect(),
+            })));
+        }
+        if self.closed {
+            self.stats.window_end = end.max(1);
+            self.stats.in_flight.set_window_end(end.max(1));
+        }
         let drained = match (run.duration_ps, run.drain) {
+            _ if self.closed => self.packets_in_flight() == 0,
             (None, Drain::Measured) => all_measured_arrived || idle,
             (None, Drain::None) => false,
             _ => self.packets_in_flight() == 0,

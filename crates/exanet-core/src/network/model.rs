@@ -1,12 +1,12 @@
 //! The network as an engine model: the state of every router and NIC in flat arrays, how it is
 //! built from a config, and event dispatch.
 
-use super::packet::{Fifo, PacketArena};
+use super::packet::PacketArena;
 use super::state::{
-    EndpointCounters, InputVc, LinkCounters, Message, Nic, OutputPort, PortLink, Stats, NEVER,
-    NIC_CLASS, NO_LINK,
+    BurstClock, EndpointCounters, InputVc, LinkCounters, Message, Nic, OutputPort, PortLink, Stats,
+    NEVER, NIC_CLASS, NO_LINK,
 };
-use crate::config::{Arbitration, Config, Drain, LinkParams};
+use crate::config::{Arbitration, Config, Drain, LinkParams, TrafficConfig};
 use crate::engine::{
     entity_stream, huge_page_vec, prefetch_line, EntityId, Model, Scheduler, Time,
 };
@@ -14,7 +14,7 @@ use crate::error::ConfigError;
 use crate::routing::{self, Candidates, RoutingFunction};
 use crate::stats::{LatencyStats, TimeAverage};
 use crate::topology::{self, Peer, Topology};
-use crate::workload::Synthetic;
+use crate::workload::{jobs, Action, Generation, Mpi, Synthetic};
 
 /// What travels between entities (and what an entity schedules for itself).
 #[derive(Debug, Clone, Copy)]
@@ -32,14 +32,38 @@ pub enum NetEvent {
     NicWake,
     /// To a NIC: a packet's tail has arrived.
     Deliver { packet: u32 },
+    /// To a NIC: an end-to-end acknowledgement frees one slot of the injection throttle.
+    NicAck,
+    /// To a NIC, from itself: its host's scheduled wake-up (message-passing workloads).
+    HostWake,
+}
+
+/// What the endpoints run.
+pub enum Workload {
+    /// Open-loop or burst-synchronized sources.
+    Synthetic(Synthetic),
+    /// Message-passing jobs.
+    Jobs(Box<Mpi>),
 }
 
 /// The validated building blocks of a network, without its (large) state.
 pub struct Parts {
     pub topology: Box<dyn Topology>,
     pub routing: Box<dyn RoutingFunction>,
-    pub traffic: Synthetic,
+    pub workload: Workload,
     pub(super) class_links: Vec<PortLink>,
+}
+
+/// Wire sizes of the packets a workload sends most: the full packet and the last one of its
+/// messages (synthetic), or a full packet and a bare header (control messages).
+fn common_packet_sizes(workload: &Workload, config: &Config) -> Vec<u32> {
+    match workload {
+        Workload::Synthetic(s) => s.packet_wire_bytes().to_vec(),
+        Workload::Jobs(_) => vec![
+            (config.nic.mtu_bytes + config.nic.header_bytes) as u32,
+            config.nic.header_bytes as u32,
+        ],
+    }
 }
 
 impl Parts {
@@ -48,9 +72,17 @@ impl Parts {
     pub fn build(config: &Config) -> Result<Parts, ConfigError> {
         let topology = topology::build(&config.topology)?;
         let routing = routing::build(&config.routing, topology.as_ref(), config.router.vcs)?;
-        let traffic =
-            Synthetic::build(&config.traffic, &config.nic, topology.as_ref(), config.seed)?;
-        let largest_packet = traffic.largest_packet_bytes();
+        let workload = match &config.traffic {
+            TrafficConfig::Jobs(jobs) => {
+                Workload::Jobs(Box::new(jobs::build(jobs, topology.as_ref(), config.seed)?))
+            }
+            traffic => Workload::Synthetic(
+                Synthetic::build(traffic, &config.nic, topology.as_ref(), config.seed)?
+                    .expect("a synthetic or burst config"),
+            ),
+        };
+        let packet_sizes = common_packet_sizes(&workload, config);
+        let largest_packet = packet_sizes.iter().copied().max().unwrap_or(0);
         if routing.bubble_vc().is_some()
             && 2 * u64::from(largest_packet) > config.router.vc_buffer_bytes
         {
@@ -101,7 +133,7 @@ impl Parts {
                 PortLink::new(
                     params.latency_ps,
                     params.bandwidth_bytes_per_s,
-                    traffic.packet_wire_bytes(),
+                    &packet_sizes,
                 )
             })
             .collect();
@@ -117,7 +149,7 @@ impl Parts {
         Ok(Parts {
             topology,
             routing,
-            traffic,
+            workload,
             class_links,
         })
     }
@@ -127,7 +159,19 @@ pub struct Network {
     pub(super) config: Config,
     pub(super) topology: Box<dyn Topology>,
     pub(super) routing: Box<dyn RoutingFunction>,
-    pub(super) traffic: Synthetic,
+    /// The open-loop or burst source (None under message-passing jobs).
+    pub(super) synthetic: Option<Synthetic>,
+    pub(super) burst: Option<BurstClock>,
+    /// The message-passing engine (None under synthetic traffic).
+    pub(super) mpi: Option<Box<Mpi>>,
+    /// Scratch: what the message-passing engine asked for.
+    pub(super) actions: Vec<Action>,
+    pub(super) mtu_bytes: u64,
+    pub(super) header_bytes: u64,
+    /// The injection throttle (0: none).
+    pub(super) max_outstanding: u32,
+    /// Closed workloads (bursts, jobs) run until they finish; the window is the whole run.
+    pub(super) closed: bool,
     /// Routers: entity ids below this are routers, the NICs follow.
     pub(super) routers: u32,
     pub(super) ports: usize,
@@ -138,7 +182,8 @@ pub struct Network {
     pub(super) request_words: usize,
     pub(super) router_latency_ps: Time,
     pub(super) arbitration: Arbitration,
-    pub(super) in_transit_priority: bool,
+    /// Probability that an arbitration applies the in-transit-priority restriction.
+    pub(super) in_transit_priority: f64,
     pub(super) class_links: Vec<PortLink>,
     pub(super) nic_link: PortLink,
     /// Link class of each (router, port): an index into `class_links`, NIC_CLASS or NO_LINK.
@@ -184,20 +229,38 @@ impl Network {
         let Parts {
             topology,
             routing,
-            traffic,
+            workload,
             class_links,
         } = Parts::build(config)?;
+        let packet_sizes = common_packet_sizes(&workload, config);
+        let largest_packet = packet_sizes.iter().copied().max().unwrap_or(0);
+        let (synthetic, mpi) = match workload {
+            Workload::Synthetic(s) => (Some(s), None),
+            Workload::Jobs(m) => (None, Some(m)),
+        };
+        let burst = match synthetic.as_ref().map(|s| &s.generation) {
+            Some(&Generation::Burst {
+                packets_per_burst,
+                bursts,
+            }) => Some(BurstClock {
+                packets_per_burst,
+                bursts,
+                delivered: 0,
+                ends_ps: Vec::new(),
+            }),
+            _ => None,
+        };
+        let closed = burst.is_some() || mpi.is_some();
         let vcs = config.router.vcs as usize;
         let routing_escape_vcs = routing.escape_vcs();
         let routing_bubble_vc = routing.bubble_vc();
         let routing_global_view = routing.global_view();
         let threshold_bytes = (routing.threshold() * config.router.vc_buffer_bytes as f64)
             .min(f64::from(u32::MAX)) as u32;
-        let largest_packet = traffic.largest_packet_bytes();
         let nic_link = PortLink::new(
             config.nic.injection_latency_ps,
             config.nic.injection_bandwidth_bytes_per_s,
-            traffic.packet_wire_bytes(),
+            &packet_sizes,
         );
         let routers = topology.num_routers() as usize;
         let endpoints = topology.num_endpoints() as usize;
@@ -221,7 +284,11 @@ impl Network {
         }
         let nics = (0..endpoints)
             .map(|e| Nic {
-                queue: Fifo::default(),
+                queue: Default::default(),
+                cut_bytes: 0,
+                slot: 0,
+                outstanding: 0,
+                budget: 0,
                 free_at: 0,
                 wake_at: NEVER,
                 next_gen: NEVER,
@@ -229,6 +296,7 @@ impl Network {
             })
             .collect();
         let (window_start, window_end) = match config.run.duration_ps {
+            _ if closed => (0, NEVER),
             Some(duration) => (0, duration),
             None => (
                 config.run.warmup_ps,
@@ -236,6 +304,7 @@ impl Network {
             ),
         };
         let generation_end = match (config.run.duration_ps, config.run.drain) {
+            _ if closed => NEVER,
             (Some(duration), _) => duration,
             (None, Drain::Measured) => NEVER,
             (None, Drain::All | Drain::None) => window_end,
@@ -243,7 +312,14 @@ impl Network {
         Ok(Network {
             config: config.clone(),
             routing,
-            traffic,
+            synthetic,
+            burst,
+            mpi,
+            actions: Vec::new(),
+            mtu_bytes: config.nic.mtu_bytes,
+            header_bytes: config.nic.header_bytes,
+            max_outstanding: config.nic.max_outstanding_packets,
+            closed,
             routers: routers as u32,
             ports,
             vcs,
@@ -352,7 +428,7 @@ impl Model for Network {
         now: Time,
         target: EntityId,
         event: NetEvent,
-        _sched: &mut Scheduler<NetEvent>,
+        sched: &mut Scheduler<NetEvent>,
     ) {
         match event {
             NetEvent::Arrive { port, vc, packet } => {
@@ -370,7 +446,20 @@ impl Model for Network {
                     self.nics[e].wake_at = NEVER;
                 }
             }
-            NetEvent::Deliver { packet } => self.deliver(now, target - self.num_routers(), packet),
+            NetEvent::Deliver { packet } => {
+                self.deliver(now, target - self.num_routers(), packet, sched)
+            }
+            NetEvent::NicAck => {
+                let e = (target - self.num_routers()) as usize;
+                self.nics[e].outstanding -= 1;
+            }
+            NetEvent::HostWake => {
+                let e = target - self.num_routers();
+                if let Some(mpi) = self.mpi.as_mut() {
+                    mpi.wake(now, e, &mut self.actions);
+                    self.apply_actions(now, sched);
+                }
+            }
         }
     }
 
@@ -397,7 +486,10 @@ impl Model for Network {
                 prefetch_line(&self.credits[index * self.vcs]);
                 prefetch_line(&self.requests[index * self.request_words]);
             }
-            NetEvent::NicCredit { .. } | NetEvent::NicWake => {
+            NetEvent::NicCredit { .. }
+            | NetEvent::NicWake
+            | NetEvent::NicAck
+            | NetEvent::HostWake => {
                 prefetch_line(&self.nics[(target - self.num_routers()) as usize]);
             }
         }

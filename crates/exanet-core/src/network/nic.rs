@@ -1,36 +1,63 @@
-//! The NIC: turns workload messages into packets (segmentation at the MTU), injects them over
-//! the injection link when the router's injection buffer has credits, and takes delivered
-//! packets off the ejection link (reassembly, statistics).
+//! The NIC: queues workload messages, cuts the head one into packets at the MTU as the
+//! injection link and the router's injection buffer allow, and takes delivered packets off the
+//! ejection link (reassembly, statistics, the workload's callbacks).
 //!
 //! Open-loop sources are generated lazily: a NIC draws its next message (destination and the
 //! gap to the one after) only when its queue is empty and the message is due, and stamps it
 //! with the time it was due. The draws come from the NIC's own stream in the same order as if
 //! every message were created on time, so the traffic is the same; but a backlogged source
-//! holds one message, not an ever-growing queue, and costs no events while it waits.
+//! holds one message, not an ever-growing queue, and costs no events while it waits. Packets
+//! exist only from injection to delivery.
 
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
-use super::state::{flow_hash, route_random, Message, NEVER};
+use super::state::{flow_hash, route_random, Message, OutMessage, NEVER, NO_TOKEN};
 use crate::engine::{Scheduler, Time};
 use crate::routing::NO_VIA;
+use crate::workload::{Action, Generation};
 
 impl Network {
+    /// Packets a message of `bytes` payload is cut into (a 0-byte message is one header).
+    #[inline]
+    pub(super) fn packets_of(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(self.mtu_bytes).max(1)
+    }
+
     /// Draws endpoint `e`'s message due at its `next_gen` and the time of the one after.
     fn materialize(&mut self, now: Time, e: u32) {
         let ei = e as usize;
-        let due = self.nics[ei].next_gen;
-        let dst =
-            self.traffic
-                .pattern
-                .destination(e, self.topology.as_ref(), &mut self.nics[ei].rng);
-        self.send_message(due, now, e, dst);
+        let source = self
+            .synthetic
+            .as_ref()
+            .expect("only synthetic sources generate");
+        // A burst source's message is created when the previous one has left.
+        let due = match source.generation {
+            Generation::Burst { .. } => now,
+            Generation::Open(_) => self.nics[ei].next_gen,
+        };
+        let dst = source
+            .pattern
+            .destination(e, self.topology.as_ref(), &mut self.nics[ei].rng);
+        let bytes = source.message_bytes;
+        self.send_message(due, now, e, dst, bytes, NO_TOKEN);
         self.advance_generation(e, due);
     }
 
-    /// Draws the gap after the message due at `due` and records when the next one is due.
+    /// Draws the gap after the message due at `due` and records when the next one is due; a
+    /// burst source's next message is due at once while its budget lasts.
     fn advance_generation(&mut self, e: u32, due: Time) {
         let ei = e as usize;
-        let next = due + self.traffic.next_gap(&mut self.nics[ei].rng, false);
+        let source = self
+            .synthetic
+            .as_ref()
+            .expect("only synthetic sources generate");
+        let mut next = due + source.next_gap(&mut self.nics[ei].rng, false);
+        if let Generation::Burst { .. } = source.generation {
+            self.nics[ei].budget -= 1;
+            if self.nics[ei].budget == 0 {
+                next = NEVER;
+            }
+        }
         let next = if next < self.generation_end {
             next
         } else {
@@ -42,11 +69,24 @@ impl Network {
         self.nics[ei].next_gen = next;
     }
 
-    /// Sets the first message time of every NIC and wakes them for it.
+    /// Starts the workload: every synthetic source's first message time (and a wake for it),
+    /// or every rank's first wake-up.
     pub(super) fn start_sources(&mut self, sched: &mut Scheduler<NetEvent>) {
+        if let Some(mpi) = &self.mpi {
+            mpi.start(&mut self.actions);
+            self.apply_actions(0, sched);
+            return;
+        }
+        if let Some(burst) = &self.burst {
+            let budget = burst.packets_per_burst;
+            for nic in &mut self.nics {
+                nic.budget = budget;
+            }
+        }
         for e in 0..self.topology.num_endpoints() {
             let ei = e as usize;
-            let first = self.traffic.next_gap(&mut self.nics[ei].rng, true);
+            let source = self.synthetic.as_ref().expect("a workload");
+            let first = source.next_gap(&mut self.nics[ei].rng, true);
             if first < self.generation_end {
                 self.nics[ei].next_gen = first;
                 if first < self.stats.window_end {
@@ -59,89 +99,86 @@ impl Network {
         }
     }
 
-    /// Queues one message from `src` to `dst`, created at `gen_ps` and handed to the NIC at
-    /// `now`, cut into packets.
-    pub(super) fn send_message(&mut self, gen_ps: Time, now: Time, src: u32, dst: u32) {
-        let (dst_router, dst_port) = self.topology.endpoint_attachment(dst);
-        let measured = self.in_window(gen_ps);
-        let packet_count = self.traffic.packet_wire_bytes().len();
-        let message = if packet_count > 1 {
-            let slot = Message {
-                remaining: packet_count as u32,
-            };
-            match self.free_messages.pop() {
-                Some(m) => {
-                    self.messages[m as usize] = slot;
-                    m
+    /// Carries out what the message-passing engine asked for.
+    pub(super) fn apply_actions(&mut self, now: Time, sched: &mut Scheduler<NetEvent>) {
+        let mut actions = std::mem::take(&mut self.actions);
+        for action in actions.drain(..) {
+            match action {
+                Action::Send {
+                    ready_ps,
+                    src,
+                    dst,
+                    bytes,
+                    token,
+                } => self.send_message(ready_ps, now, src, dst, bytes, token),
+                Action::Wake { at, endpoint } => {
+                    let nic = self.nic_entity(endpoint);
+                    sched.schedule(at, nic, nic, NetEvent::HostWake);
                 }
-                None => {
-                    self.messages.push(slot);
-                    (self.messages.len() - 1) as u32
-                }
-            }
-        } else {
-            NO_MESSAGE
-        };
-        // The packets were in flight (waiting at the source) since they were due.
-        self.stats
-            .in_flight
-            .add_span(gen_ps, now, packet_count as u64);
-        self.stats
-            .in_flight
-            .set(now, self.packets_in_flight() + packet_count as u64);
-        for i in 0..packet_count {
-            let bytes = self.traffic.packet_wire_bytes()[i];
-            let id = self.packets.alloc(Packet {
-                gen_ps,
-                inject_ps: 0,
-                tail_ps: 0,
-                next: NO_PACKET,
-                src,
-                dst,
-                dst_router,
-                message,
-                bytes,
-                dst_port,
-                hops: 0,
-                measured,
-                route_via: NO_VIA,
-                route_phase: 0,
-                route_random: route_random(src, gen_ps, i as u32),
-            });
-            self.nics[src as usize].queue.push(id, &mut self.packets);
-            self.stats.generated += 1;
-            self.stats.flow_checksum = self.stats.flow_checksum.wrapping_add(flow_hash(src, dst));
-            if measured {
-                self.stats.measured_generated += 1;
-                let counters = &mut self.endpoint_counters[src as usize];
-                counters.generated_packets += 1;
-                counters.generated_bytes += u64::from(bytes);
             }
         }
+        self.actions = actions;
     }
 
-    /// Settles NIC `e`: draws a due message into an empty queue, injects the head packet if the
-    /// link is free and the router's injection buffer has room for it on some VC, and wakes
-    /// itself when there is something to do next.
+    /// Queues one message of `bytes` payload from `src` to `dst`, created (or ready) at
+    /// `gen_ps` and handed to the NIC at `now`.
+    pub(super) fn send_message(
+        &mut self,
+        gen_ps: Time,
+        now: Time,
+        src: u32,
+        dst: u32,
+        bytes: u64,
+        token: u32,
+    ) {
+        let packet_count = self.packets_of(bytes);
+        let measured = self.in_window(gen_ps);
+        // The packets were in flight (waiting at the source) since they were due.
+        self.stats.in_flight.add_span(gen_ps, now, packet_count);
+        self.stats
+            .in_flight
+            .set(now, self.packets_in_flight() + packet_count);
+        self.stats.generated += packet_count;
+        self.stats.flow_checksum = self
+            .stats
+            .flow_checksum
+            .wrapping_add(flow_hash(src, dst).wrapping_mul(packet_count));
+        if measured {
+            self.stats.measured_generated += packet_count;
+            let counters = &mut self.endpoint_counters[src as usize];
+            counters.generated_packets += packet_count;
+            counters.generated_bytes += bytes + packet_count * self.header_bytes;
+        }
+        self.nics[src as usize].queue.push_back(OutMessage {
+            gen_ps,
+            bytes,
+            dst,
+            token,
+        });
+    }
+
+    /// Settles NIC `e`: draws a due message into an empty queue, injects the next packet if
+    /// the link is free, the message is ready, the throttle allows and the router's injection
+    /// buffer has room for it on some VC, and wakes itself when there is something to do next.
     pub(super) fn try_inject(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
         if self.nics[ei].queue.is_empty() && self.nics[ei].next_gen <= now {
             self.materialize(now, e);
         }
-        if !self.nics[ei].queue.is_empty() && self.nics[ei].free_at <= now {
+        let nic = &self.nics[ei];
+        let throttled = self.max_outstanding != 0 && nic.outstanding >= self.max_outstanding;
+        let ready_at = nic.queue.front().map_or(NEVER, |m| m.gen_ps);
+        if ready_at <= now && nic.free_at <= now && !throttled {
             self.inject_head(now, e, sched);
         }
-        let wake = if !self.nics[ei].queue.is_empty() {
-            // Link busy: wake when it frees. Link free but no credits: a NicCredit will come.
-            if self.nics[ei].free_at > now {
-                self.nics[ei].free_at
-            } else {
-                NEVER
-            }
-        } else if self.nics[ei].next_gen == NEVER {
-            NEVER
-        } else {
-            self.nics[ei].next_gen.max(self.nics[ei].free_at)
+        let nic = &self.nics[ei];
+        let wake = match nic.queue.front() {
+            // Link busy or message not ready: wake then. Otherwise a NicCredit or a NicAck
+            // will come.
+            Some(m) if nic.free_at > now || m.gen_ps > now => nic.free_at.max(m.gen_ps),
+            Some(_) => NEVER,
+            None if nic.next_gen == NEVER => NEVER,
+            None => nic.next_gen.max(nic.free_at),
         };
         let pending = self.nics[ei].wake_at;
         if wake != NEVER && (pending == NEVER || pending < now || wake < pending) {
@@ -151,10 +188,14 @@ impl Network {
         }
     }
 
-    /// Sends the head packet of NIC `e` if its router's injection buffer has room on some VC.
+    /// Sends the next packet of NIC `e`'s head message if its router's injection buffer has
+    /// room for it on some VC.
     fn inject_head(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
-        let bytes = self.packets[self.nics[ei].queue.head].bytes;
+        let head = *self.nics[ei].queue.front().expect("a message is queued");
+        let cut = self.nics[ei].cut_bytes;
+        let payload = (head.bytes - cut).min(self.mtu_bytes);
+        let bytes = (payload + self.header_bytes) as u32;
         let credits = &mut self.nic_credits[ei * self.vcs..(ei + 1) * self.vcs];
         let Some(vc) = (0..self.vcs)
             .filter(|&v| credits[v] >= bytes)
@@ -163,13 +204,65 @@ impl Network {
             return;
         };
         credits[vc] -= bytes;
-        let id = self.nics[ei].queue.pop(&self.packets);
+        let index = (cut / self.mtu_bytes) as u32;
+        let packets = self.packets_of(head.bytes) as u32;
+        if index == 0 {
+            self.nics[ei].slot = if packets > 1 || head.token != NO_TOKEN {
+                let slot = Message {
+                    remaining: packets,
+                    token: head.token,
+                };
+                match self.free_messages.pop() {
+                    Some(m) => {
+                        self.messages[m as usize] = slot;
+                        m
+                    }
+                    None => {
+                        self.messages.push(slot);
+                        (self.messages.len() - 1) as u32
+                    }
+                }
+            } else {
+                NO_MESSAGE
+            };
+        }
         let ser = self.nic_link.serialization_ps(bytes);
         let tail_out = now + ser;
-        self.nics[ei].free_at = tail_out;
-        let packet = &mut self.packets[id];
-        packet.inject_ps = now;
-        packet.tail_ps = tail_out + self.nic_link.latency_ps;
+        let (dst_router, dst_port) = self.topology.endpoint_attachment(head.dst);
+        let id = self.packets.alloc(Packet {
+            gen_ps: head.gen_ps,
+            inject_ps: now,
+            tail_ps: tail_out + self.nic_link.latency_ps,
+            next: NO_PACKET,
+            src: e,
+            dst: head.dst,
+            dst_router,
+            message: self.nics[ei].slot,
+            bytes,
+            dst_port,
+            hops: 0,
+            measured: self.in_window(head.gen_ps),
+            route_via: NO_VIA,
+            route_phase: 0,
+            route_random: route_random(e, head.gen_ps, index),
+        });
+        let nic = &mut self.nics[ei];
+        nic.free_at = tail_out;
+        if self.max_outstanding != 0 {
+            nic.outstanding += 1;
+        }
+        if index + 1 == packets {
+            nic.queue.pop_front();
+            nic.cut_bytes = 0;
+            if head.token != NO_TOKEN {
+                if let Some(mpi) = self.mpi.as_mut() {
+                    mpi.sent(now, head.token, tail_out, &mut self.actions);
+                    self.apply_actions(now, sched);
+                }
+            }
+        } else {
+            nic.cut_bytes += payload;
+        }
         self.stats.injected += 1;
         self.stats.packet_hops += 1;
         self.stats.progress_until = self.stats.progress_until.max(tail_out);
@@ -196,31 +289,36 @@ impl Network {
     /// (a backlogged source): they were generated, and wait at their source. Returns, per
     /// endpoint, the packets waiting at the source.
     pub(super) fn account_backlog(&mut self, end: Time) -> Vec<u64> {
-        let packets_per_message = self.traffic.packet_wire_bytes().len() as u64;
-        let message_bytes: u64 = self
-            .traffic
-            .packet_wire_bytes()
-            .iter()
-            .map(|&b| u64::from(b))
-            .sum();
         let mut waiting = Vec::with_capacity(self.nics.len());
         for e in 0..self.topology.num_endpoints() {
             let ei = e as usize;
-            let mut backlog = u64::from(self.nics[ei].queue.len(&self.packets));
+            let nic = &self.nics[ei];
+            let mut backlog: u64 = nic
+                .queue
+                .iter()
+                .map(|m| self.packets_of(m.bytes))
+                .sum::<u64>()
+                - nic.cut_bytes / self.mtu_bytes;
             while self.nics[ei].next_gen < end {
                 let due = self.nics[ei].next_gen;
+                let source = self
+                    .synthetic
+                    .as_ref()
+                    .expect("only synthetic sources generate");
+                let message_bytes = source.message_bytes;
+                let packets = self.packets_of(message_bytes);
                 // Same draws as if the message were sent, so the stream stays the same.
-                self.traffic
+                source
                     .pattern
                     .destination(e, self.topology.as_ref(), &mut self.nics[ei].rng);
-                backlog += packets_per_message;
-                self.stats.generated += packets_per_message;
-                self.stats.in_flight.add_span(due, end, packets_per_message);
+                backlog += packets;
+                self.stats.generated += packets;
+                self.stats.in_flight.add_span(due, end, packets);
                 if self.in_window(due) {
-                    self.stats.measured_generated += packets_per_message;
+                    self.stats.measured_generated += packets;
                     let counters = &mut self.endpoint_counters[ei];
-                    counters.generated_packets += packets_per_message;
-                    counters.generated_bytes += message_bytes;
+                    counters.generated_packets += packets;
+                    counters.generated_bytes += message_bytes + packets * self.header_bytes;
                 }
                 self.advance_generation(e, due);
             }
@@ -230,7 +328,7 @@ impl Network {
     }
 
     /// A packet's tail reached its destination NIC.
-    pub(super) fn deliver(&mut self, now: Time, e: u32, id: u32) {
+    pub(super) fn deliver(&mut self, now: Time, e: u32, id: u32, sched: &mut Scheduler<NetEvent>) {
         let packet = self.packets[id];
         self.packets.release(id);
         self.stats.in_flight.set(now, self.packets_in_flight() - 1);
@@ -250,15 +348,25 @@ impl Network {
             counters.received_packets += 1;
             counters.received_bytes += u64::from(packet.bytes);
         }
-        let message_done = if packet.message == NO_MESSAGE {
-            true
+        if self.max_outstanding != 0 {
+            // The end-to-end acknowledgement that frees a throttle slot at the source.
+            let source = self.nic_entity(packet.src);
+            sched.schedule(
+                now + self.nic_link.latency_ps,
+                self.nic_entity(e),
+                source,
+                NetEvent::NicAck,
+            );
+        }
+        let (message_done, token) = if packet.message == NO_MESSAGE {
+            (true, NO_TOKEN)
         } else {
             let slot = &mut self.messages[packet.message as usize];
             slot.remaining -= 1;
             if slot.remaining == 0 {
                 self.free_messages.push(packet.message);
             }
-            slot.remaining == 0
+            (slot.remaining == 0, slot.token)
         };
         if packet.measured {
             self.stats.measured_delivered += 1;
@@ -271,6 +379,40 @@ impl Network {
             if message_done {
                 self.stats.message_latency.record(latency);
             }
+        }
+        if message_done && token != NO_TOKEN {
+            if let Some(mpi) = self.mpi.as_mut() {
+                mpi.arrived(now, token, &mut self.actions);
+                self.apply_actions(now, sched);
+            }
+        }
+        if self.burst.is_some() {
+            self.burst_delivered(now, sched);
+        }
+    }
+
+    /// Counts a delivery against the current burst; when the burst is complete, the next one
+    /// starts at once at every endpoint.
+    fn burst_delivered(&mut self, now: Time, sched: &mut Scheduler<NetEvent>) {
+        let endpoints = self.topology.num_endpoints();
+        let burst = self.burst.as_mut().expect("burst mode");
+        burst.delivered += 1;
+        if burst.delivered < u64::from(endpoints) * u64::from(burst.packets_per_burst) {
+            return;
+        }
+        burst.delivered = 0;
+        burst.ends_ps.push(now);
+        if burst.ends_ps.len() as u32 == burst.bursts {
+            return;
+        }
+        let budget = burst.packets_per_burst;
+        for e in 0..endpoints {
+            let nic = &mut self.nics[e as usize];
+            nic.budget = budget;
+            nic.next_gen = now;
+            self.nics_owing_window += 1;
+            let entity = self.nic_entity(e);
+            sched.schedule(now, self.nic_entity(e), entity, NetEvent::NicWake);
         }
     }
 }

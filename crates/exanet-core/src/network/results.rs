@@ -3,6 +3,7 @@
 use super::model::Network;
 use super::state::{EndpointCounters, OutputPort, PortLink, NIC_CLASS, NO_LINK};
 use crate::engine::Time;
+
 use crate::stats::{ColumnData, Summary, Table, Value};
 use crate::topology::{Peer, Topology};
 
@@ -21,6 +22,38 @@ pub struct RunOutput {
     endpoint_counters: Vec<EndpointCounters>,
     outputs: Vec<OutputPort>,
     source_queue_packets: Vec<u64>,
+    /// Message-passing jobs (empty otherwise).
+    pub jobs: Vec<JobResult>,
+    /// When each burst ended (burst-synchronized sources).
+    burst_ends_ps: Vec<Time>,
+}
+
+/// What one job did.
+#[derive(Debug, Clone)]
+pub struct JobResult {
+    pub name: String,
+    pub app: String,
+    pub ranks: u32,
+    pub endpoints: Vec<u32>,
+    pub start_ps: Time,
+    pub end_ps: Time,
+    pub bytes_sent: u64,
+    pub messages_sent: u64,
+    /// The same job on an ideal network (zero latency, infinite bandwidth).
+    pub ideal_ps: Option<Time>,
+    /// The same job alone on the machine, same placement.
+    pub alone_ps: Option<Time>,
+}
+
+impl JobResult {
+    pub fn completion_ps(&self) -> Time {
+        self.end_ps - self.start_ps
+    }
+
+    /// V_j / T_j in GB/s (bytes per ns).
+    pub fn communication_rate_gbytes_per_s(&self) -> f64 {
+        self.bytes_sent as f64 / (self.completion_ps() as f64 / PS_PER_NS).max(1e-9)
+    }
 }
 
 /// Fraction of a link's capacity over the window that `bytes` represent.
@@ -211,6 +244,74 @@ impl Network {
             Value::F64(s.packet_hops as f64 / wall_s.max(1e-9)),
         );
         sum.set("peak_packets", Value::U64(self.packets.capacity() as u64));
+        let (_, link_bytes_mean, link_bytes_max) = min_mean_max(
+            self.outputs
+                .iter()
+                .zip(&self.port_class)
+                .filter(|(_, &c)| c != NIC_CLASS && c != NO_LINK)
+                .map(|(o, _)| o.counters.bytes as f64),
+        );
+        sum.set("link_bytes_mean", Value::F64(link_bytes_mean));
+        sum.set("link_bytes_max", Value::F64(link_bytes_max));
+        let burst_ends_ps = self.burst.map(|b| b.ends_ps).unwrap_or_default();
+        if !burst_ends_ps.is_empty() {
+            let times = burst_ends_ps
+                .iter()
+                .scan(0, |start, &end| Some(end - std::mem::replace(start, end)));
+            let (min, mean, max) = min_mean_max(times.map(|t| t as f64 / PS_PER_NS));
+            sum.set("bursts", Value::U64(burst_ends_ps.len() as u64));
+            sum.set("burst_time_ns_min", Value::F64(min));
+            sum.set("burst_time_ns_mean", Value::F64(mean));
+            sum.set("burst_time_ns_max", Value::F64(max));
+            sum.set(
+                "burst_throughput_packets_per_ns",
+                Value::F64(s.delivered as f64 / (end_ps as f64 / PS_PER_NS)),
+            );
+        }
+        let jobs: Vec<JobResult> = self
+            .mpi
+            .map(|mpi| {
+                mpi.jobs
+                    .into_iter()
+                    .map(|j| JobResult {
+                        name: j.name,
+                        app: j.app,
+                        ranks: j.program.ranks,
+                        endpoints: j.endpoints,
+                        start_ps: j.start_ps,
+                        end_ps: j.end_ps,
+                        bytes_sent: j.bytes_sent,
+                        messages_sent: j.messages_sent,
+                        ideal_ps: None,
+                        alone_ps: None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !jobs.is_empty() {
+            sum.set("jobs", Value::U64(jobs.len() as u64));
+            let makespan = jobs.iter().map(|j| j.end_ps).max().unwrap_or(0);
+            sum.set(
+                "jobs_completion_ns_max",
+                Value::F64(makespan as f64 / PS_PER_NS),
+            );
+            sum.set(
+                "messages_sent",
+                Value::U64(jobs.iter().map(|j| j.messages_sent).sum()),
+            );
+            sum.set(
+                "bytes_sent",
+                Value::U64(jobs.iter().map(|j| j.bytes_sent).sum()),
+            );
+            sum.set(
+                "communication_rate_gbytes_per_s",
+                Value::F64(
+                    jobs.iter()
+                        .map(|j| j.communication_rate_gbytes_per_s())
+                        .sum(),
+                ),
+            );
+        }
 
         RunOutput {
             summary: sum,
@@ -223,11 +324,112 @@ impl Network {
             endpoint_counters: self.endpoint_counters,
             outputs: self.outputs,
             source_queue_packets,
+            jobs,
+            burst_ends_ps,
         }
     }
 }
 
 impl RunOutput {
+    /// One row per job: completion, volume, communication rate and slowdowns.
+    pub fn jobs_table(&self) -> Table {
+        let j = &self.jobs;
+        let ns = |ps: Time| ps as f64 / PS_PER_NS;
+        let opt_ns = |ps: Option<Time>| ps.map_or(f64::NAN, ns);
+        let slowdown = |base: Option<Time>, job: &JobResult| {
+            base.map_or(f64::NAN, |b| {
+                job.completion_ps() as f64 / (b as f64).max(1.0)
+            })
+        };
+        let names: Vec<String> = j.iter().map(|x| x.name.clone()).collect();
+        let mut apps: Vec<String> = Vec::new();
+        let app_codes = j
+            .iter()
+            .map(|x| match apps.iter().position(|a| *a == x.app) {
+                Some(i) => i as u32,
+                None => {
+                    apps.push(x.app.clone());
+                    (apps.len() - 1) as u32
+                }
+            })
+            .collect();
+        let mut t = Table::default();
+        t.push("job", ColumnData::U32((0..j.len() as u32).collect()));
+        t.push_categorical("name", (0..j.len() as u32).collect(), names);
+        t.push_categorical("app", app_codes, apps);
+        t.push(
+            "ranks",
+            ColumnData::U32(j.iter().map(|x| x.ranks).collect()),
+        );
+        t.push(
+            "start_ns",
+            ColumnData::F64(j.iter().map(|x| ns(x.start_ps)).collect()),
+        );
+        t.push(
+            "end_ns",
+            ColumnData::F64(j.iter().map(|x| ns(x.end_ps)).collect()),
+        );
+        t.push(
+            "completion_ns",
+            ColumnData::F64(j.iter().map(|x| ns(x.completion_ps())).collect()),
+        );
+        t.push(
+            "bytes_sent",
+            ColumnData::U64(j.iter().map(|x| x.bytes_sent).collect()),
+        );
+        t.push(
+            "messages_sent",
+            ColumnData::U64(j.iter().map(|x| x.messages_sent).collect()),
+        );
+        t.push(
+            "communication_rate_gbytes_per_s",
+            ColumnData::F64(
+                j.iter()
+                    .map(|x| x.communication_rate_gbytes_per_s())
+                    .collect(),
+            ),
+        );
+        t.push(
+            "ideal_completion_ns",
+            ColumnData::F64(j.iter().map(|x| opt_ns(x.ideal_ps)).collect()),
+        );
+        t.push(
+            "slowdown_vs_ideal",
+            ColumnData::F64(j.iter().map(|x| slowdown(x.ideal_ps, x)).collect()),
+        );
+        t.push(
+            "alone_completion_ns",
+            ColumnData::F64(j.iter().map(|x| opt_ns(x.alone_ps)).collect()),
+        );
+        t.push(
+            "slowdown_vs_alone",
+            ColumnData::F64(j.iter().map(|x| slowdown(x.alone_ps, x)).collect()),
+        );
+        t
+    }
+
+    /// One row per burst: when it started and ended.
+    pub fn bursts(&self) -> Table {
+        let ends = &self.burst_ends_ps;
+        let starts: Vec<Time> = std::iter::once(0).chain(ends.iter().copied()).collect();
+        let ns = |ps: Time| ps as f64 / PS_PER_NS;
+        let mut t = Table::default();
+        t.push("burst", ColumnData::U32((0..ends.len() as u32).collect()));
+        t.push(
+            "start_ns",
+            ColumnData::F64(starts.iter().take(ends.len()).map(|&p| ns(p)).collect()),
+        );
+        t.push(
+            "end_ns",
+            ColumnData::F64(ends.iter().map(|&p| ns(p)).collect()),
+        );
+        t.push(
+            "time_ns",
+            ColumnData::F64(ends.iter().zip(&starts).map(|(&e, &s)| ns(e - s)).collect()),
+        );
+        t
+    }
+
     /// One row per endpoint: what it offered, injected and received in the window.
     pub fn endpoints(&self) -> Table {
         let topo = self.topology.as_ref();

@@ -3,7 +3,7 @@
 
 use super::model::{NetEvent, Network};
 use super::packet::PacketId;
-use super::state::{NEVER, NIC_CLASS};
+use super::state::{arbitration_draw, NEVER, NIC_CLASS};
 use crate::config::Arbitration;
 use crate::engine::{Scheduler, Time};
 use crate::routing::{select, set_bits, vcs_in, Candidate, Candidates, RouteQuery};
@@ -248,7 +248,12 @@ impl Network {
         let start = self.outputs[out_index].rr as usize;
         debug_assert!(start < inputs);
         let oldest_first = self.arbitration == Arbitration::Age;
-        let first_eligible_wins = !oldest_first && !self.in_transit_priority;
+        // IPR: with probability P, in-transit packets go first (a draw from the arbitration's
+        // identity, so it does not depend on event order).
+        let ipr = self.in_transit_priority >= 1.0
+            || (self.in_transit_priority > 0.0
+                && arbitration_draw(router, port, now) < self.in_transit_priority);
+        let first_eligible_wins = !oldest_first && !ipr;
         let router_ports = router as usize * self.ports;
         let vc_mask = (1 << self.vc_bits) - 1;
         let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
@@ -317,7 +322,7 @@ impl Network {
                     best = Some((Grant { input, vc }, (false, 0)));
                     break 'scan;
                 }
-                let injected = self.in_transit_priority && self.port_class[in_index] == NIC_CLASS;
+                let injected = ipr && self.port_class[in_index] == NIC_CLASS;
                 let age = if oldest_first {
                     self.packets[slot.queue.head].gen_ps
                 } else {

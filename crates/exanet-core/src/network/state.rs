@@ -1,5 +1,7 @@
 //! The state of routers, NICs and links, and the network-wide statistics.
 
+use std::collections::VecDeque;
+
 use super::packet::Fifo;
 use super::serialization_ps;
 use crate::engine::{EntityRng, Time};
@@ -20,6 +22,15 @@ pub(super) fn route_random(src: u32, gen_ps: u64, index: u32) -> u32 {
         (gen_ps ^ (u64::from(src) << 40) ^ u64::from(index)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     let z = (z ^ (z >> 31)).wrapping_mul(0x94d0_49bb_1331_11eb);
     (z >> 32) as u32
+}
+
+/// A uniform draw in [0, 1) from an arbitration's identity (router, output, time).
+#[inline]
+pub(super) fn arbitration_draw(router: u32, port: u16, now: u64) -> f64 {
+    let z = (now ^ (u64::from(router) << 40) ^ (u64::from(port) << 24))
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let z = (z ^ (z >> 31)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    ((z ^ (z >> 29)) >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// "No time": an unset wake-up.
@@ -99,11 +110,35 @@ pub(super) struct InputVc {
     pub out_port: u16,
 }
 
-/// A NIC's state, in one cache line.
+/// A message waiting at its source NIC.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OutMessage {
+    /// When it was created; it may not leave before.
+    pub gen_ps: Time,
+    /// Payload bytes.
+    pub bytes: u64,
+    pub dst: u32,
+    /// The workload's name for it ([`NO_TOKEN`]: none).
+    pub token: u32,
+}
+
+/// `token` of a message the workload does not follow.
+pub(super) const NO_TOKEN: u32 = u32::MAX;
+
+/// A NIC's state.
 #[derive(Debug, Clone)]
 pub(super) struct Nic {
-    /// Packets waiting to be injected (at most one message: sources are drawn lazily).
-    pub queue: Fifo,
+    /// Messages waiting to be injected (a synthetic source holds at most one: it is drawn
+    /// lazily); the head one may be partly cut into packets.
+    pub queue: VecDeque<OutMessage>,
+    /// Payload bytes of the head message already sent as packets.
+    pub cut_bytes: u64,
+    /// Reassembly slot of the head message, once its first packet is out.
+    pub slot: u32,
+    /// Packets in the network not yet acknowledged (the injection throttle).
+    pub outstanding: u32,
+    /// Messages left in the current burst.
+    pub budget: u32,
     /// When the injection link is free.
     pub free_at: Time,
     pub wake_at: Time,
@@ -123,10 +158,21 @@ pub(super) struct OutputPort {
     pub rr: u32,
 }
 
-/// A multi-packet message being reassembled: packets still to arrive.
+/// A message being reassembled: packets still to arrive, and the workload's name for it.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Message {
     pub remaining: u32,
+    pub token: u32,
+}
+
+/// Burst-synchronized sources: the budget per burst, and when each burst ended.
+#[derive(Debug, Clone)]
+pub(super) struct BurstClock {
+    pub packets_per_burst: u32,
+    pub bursts: u32,
+    /// Packets delivered in the current burst.
+    pub delivered: u64,
+    pub ends_ps: Vec<Time>,
 }
 
 /// Network-wide statistics.

@@ -11,7 +11,7 @@ fn config(dims: &[u32], concentration: u32, router_ps: u64, dim1_bytes_per_s: u6
         "topology": {"kind": "torus", "dims": dims, "concentration": concentration},
         "routing": {"kind": "dor", "allow_unsafe": false},
         "router": {"vcs": 2, "vc_buffer_bytes": 4096, "latency_ps": router_ps,
-                   "arbitration": "round_robin", "in_transit_priority": false},
+                   "arbitration": "round_robin", "in_transit_priority": 0.0},
         "links": {"default": {"latency_ps": 20_000, "bandwidth_bytes_per_s": 25_000_000_000u64},
                   "classes": {"dim1": {"latency_ps": 35_000,
                                        "bandwidth_bytes_per_s": dim1_bytes_per_s}}},
@@ -29,7 +29,7 @@ fn config(dims: &[u32], concentration: u32, router_ps: u64, dim1_bytes_per_s: u6
 fn lone_packet_ps(config: &Config, src: u32, dst: u32) -> u64 {
     let mut net = Network::new(config).unwrap();
     let mut sched = Scheduler::new();
-    net.send_message(0, 0, src, dst);
+    net.send_message(0, 0, src, dst, 256, super::state::NO_TOKEN);
     let nic = net.nic_entity(src);
     sched.schedule(0, nic, nic, NetEvent::NicWake);
     while sched.step(&mut net) != Step::Idle {}

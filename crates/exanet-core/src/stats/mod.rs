@@ -26,6 +26,11 @@ impl TimeAverage {
         }
     }
 
+    /// Moves the end of the window (a run whose window is the whole run ends when it ends).
+    pub fn set_window_end(&mut self, window_end: u64) {
+        self.window_end = window_end;
+    }
+
     /// Sets the count at time `now` (times must not decrease).
     #[inline]
     pub fn set(&mut self, now: u64, value: u64) {

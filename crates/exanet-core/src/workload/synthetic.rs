@@ -11,38 +11,60 @@ use crate::network::serialization_ps;
 use crate::topology::Topology;
 
 #[derive(Debug, Clone)]
-enum Gaps {
+pub enum Gaps {
     /// Gap in slots: 1 + failures before the next success.
     Bernoulli(Geometric),
     /// Gap in picoseconds.
     Poisson(Exp<f64>),
 }
 
+/// When an endpoint's messages are due.
+#[derive(Debug, Clone)]
+pub enum Generation {
+    /// Open loop: by a random process, whatever the network does.
+    Open(Gaps),
+    /// Burst-synchronized: a budget of messages per burst, each due as soon as the previous
+    /// one has left; the next burst starts when every message of this one has arrived.
+    Burst { packets_per_burst: u32, bursts: u32 },
+}
+
 #[derive(Debug, Clone)]
 pub struct Synthetic {
     pub pattern: DestinationPattern,
-    gaps: Gaps,
+    pub generation: Generation,
     /// Time to put one message (all its packets, headers included) on the injection link.
     slot_ps: Time,
+    /// Payload bytes of one message.
+    pub message_bytes: u64,
     /// Wire sizes (payload + header) of the packets of one message.
     packet_wire_bytes: Vec<u32>,
 }
 
 impl Synthetic {
+    /// Builds the source of a synthetic or burst traffic config (None for other kinds).
     pub fn build(
         traffic: &TrafficConfig,
         nic: &NicConfig,
         topology: &dyn Topology,
         seed: u64,
-    ) -> Result<Self, ConfigError> {
-        let TrafficConfig::Synthetic {
-            pattern,
-            process,
-            load,
-            packet_bytes,
-            hotspot_endpoints,
-            hotspot_fraction,
-        } = traffic;
+    ) -> Result<Option<Self>, ConfigError> {
+        let (pattern, packet_bytes, hotspot_endpoints, hotspot_fraction) = match traffic {
+            TrafficConfig::Synthetic {
+                pattern,
+                packet_bytes,
+                hotspot_endpoints,
+                hotspot_fraction,
+                ..
+            }
+            | TrafficConfig::Burst {
+                pattern,
+                packet_bytes,
+                hotspot_endpoints,
+                hotspot_fraction,
+                ..
+            } => (pattern, packet_bytes, hotspot_endpoints, hotspot_fraction),
+            TrafficConfig::Jobs(_) => return Ok(None),
+        };
         let pattern = DestinationPattern::build(
             *pattern,
             topology,
@@ -69,40 +91,55 @@ impl Synthetic {
             .collect();
         let wire: u64 = packet_wire_bytes.iter().map(|&b| u64::from(b)).sum();
         let slot_ps = serialization_ps(wire, nic.injection_bandwidth_bytes_per_s);
-        let gaps = match process {
-            Process::Bernoulli => {
-                Gaps::Bernoulli(Geometric::new(*load).expect("0 < load <= 1 was checked"))
-            }
-            Process::Poisson => {
-                Gaps::Poisson(Exp::new(*load / slot_ps as f64).expect("rate > 0 was checked"))
-            }
+        let generation = match traffic {
+            TrafficConfig::Synthetic {
+                process: Process::Bernoulli,
+                load,
+                ..
+            } => Generation::Open(Gaps::Bernoulli(
+                Geometric::new(*load).expect("0 < load <= 1 was checked"),
+            )),
+            TrafficConfig::Synthetic {
+                process: Process::Poisson,
+                load,
+                ..
+            } => Generation::Open(Gaps::Poisson(
+                Exp::new(*load / slot_ps as f64).expect("rate > 0 was checked"),
+            )),
+            TrafficConfig::Burst {
+                packets_per_burst,
+                bursts,
+                ..
+            } => Generation::Burst {
+                packets_per_burst: *packets_per_burst,
+                bursts: *bursts,
+            },
+            TrafficConfig::Jobs(_) => unreachable!("returned above"),
         };
-        Ok(Synthetic {
+        Ok(Some(Synthetic {
             pattern,
-            gaps,
+            generation,
             slot_ps,
+            message_bytes: *packet_bytes,
             packet_wire_bytes,
-        })
+        }))
     }
 
     /// Time from the start of one message's slot (or from time 0) to the next message.
-    /// `first` is true for the first message of an endpoint, whose slot may be slot 0.
+    /// `first` is true for the first message of an endpoint, whose slot may be slot 0. A burst
+    /// source's messages are due at once.
     pub fn next_gap(&self, rng: &mut EntityRng, first: bool) -> Time {
-        match &self.gaps {
-            Gaps::Bernoulli(geometric) => {
+        match &self.generation {
+            Generation::Open(Gaps::Bernoulli(geometric)) => {
                 let failures = geometric.sample(rng);
                 (failures + u64::from(!first)) * self.slot_ps
             }
-            Gaps::Poisson(exp) => exp.sample(rng).round() as Time,
+            Generation::Open(Gaps::Poisson(exp)) => exp.sample(rng).round() as Time,
+            Generation::Burst { .. } => 0,
         }
     }
 
     pub fn packet_wire_bytes(&self) -> &[u32] {
         &self.packet_wire_bytes
-    }
-
-    /// The largest packet on the wire (payload plus header).
-    pub fn largest_packet_bytes(&self) -> u32 {
-        self.packet_wire_bytes.iter().copied().max().unwrap_or(0)
     }
 }

@@ -11,7 +11,7 @@ pub fn base() -> Value {
         "topology": {"kind": "torus", "dims": [8, 8], "concentration": 1},
         "routing": {"kind": "dor", "allow_unsafe": false},
         "router": {"vcs": 2, "vc_buffer_bytes": 2048, "latency_ps": 50000,
-                   "arbitration": "round_robin", "in_transit_priority": false},
+                   "arbitration": "round_robin", "in_transit_priority": 0.0},
         "links": {"default": {"latency_ps": 20000, "bandwidth_bytes_per_s": 25_000_000_000u64},
                   "classes": {}},
         "nic": {"injection_bandwidth_bytes_per_s": 25_000_000_000u64, "injection_latency_ps": 20000,

@@ -1,0 +1,792 @@
+//! MPI collectives expanded into point-to-point messages by MPICH's classic algorithms.
+//!
+//! A rank goes through [`Collective::steps`] steps; in each it posts all of the step's sends and
+//! receives at once and waits for all of them before the next. Steps are computed on demand, in
+//! O(1) (O(log n) for Rabenseifner), so a 4096-rank ring allreduce (8190 steps per rank) is never
+//! materialised. A step where a rank has nothing to do is empty.
+//!
+//! n ranks, p = the largest power of two ≤ n, rem = n − p, L = ⌈log2 n⌉. `bytes` is S, the buffer
+//! each rank holds (bcast, reduce, allreduce); B, one block (allgather: each rank's contribution;
+//! alltoall: what goes to each other rank); T, all a rank sends (alltoallv).
+//!
+//! | collective | algorithm | steps | messages sent per rank | bytes sent per rank |
+//! |---|---|---|---|---|
+//! | allreduce | recursive_doubling | log2 p, +2 if rem > 0 | log2 p | S·log2 p |
+//! | allreduce | ring | 2(n−1) | 2(n−1) | 2S(n−1)/n |
+//! | allreduce | rabenseifner | 2·log2 p, +2 if rem > 0 | 2·log2 p | 2S(p−1)/p |
+//! | bcast | binomial | L | root L; n − 1 in all | S per message |
+//! | reduce | binomial | L | 1, root 0; n − 1 in all | S per message |
+//! | allgather | ring | n − 1 | n − 1 | B(n−1) |
+//! | allgather | recursive_doubling (n = 2^L) | L | L, step k: B·2^k | B(n−1) |
+//! | alltoall | pairwise | n − 1 | n − 1, step k to rank me + k | B(n−1) |
+//! | alltoall | bruck | L | L, step k to rank me + 2^k | B·Σ_{i<n} popcount(i) |
+//! | alltoallv | pairwise | n − 1 | n − 1 | T |
+//! | alltoallv | bruck | L | L | Σ_{i<n} share(i)·popcount(i) |
+//! | barrier | dissemination | L | L, step k to rank me + 2^k | 0 |
+//!
+//! - Folding (recursive doubling and Rabenseifner allreduce when rem > 0): in the first step each
+//!   even rank below 2·rem sends its S to the odd rank above it and sits out; the remaining p
+//!   ranks run the power-of-two algorithm; in the last step each odd rank sends the result S back.
+//!   An even folded rank thus sends 1 message and an odd one 1 more than the table says.
+//! - Ring and Rabenseifner cut S into n resp. p chunks, the first S mod n (p) one byte larger;
+//!   a chunk of 0 bytes is still a message, so message counts never depend on S. Every chunk of a
+//!   ring goes round twice: 2(n−1)·S bytes in all, exactly.
+//! - Bcast/reduce count ranks relative to `root`; the root sends (bcast) or receives (reduce) in
+//!   every step.
+//! - Bruck: step k carries the blocks whose offset i in 1..n (destination − source) has bit k set;
+//!   blocks keep their offset, so each lands after L steps (n/2 blocks a step when n = 2^L).
+//! - Alltoallv: the share to the i-th next rank is ⌊T/(n−1)⌋, +1 for i ≤ T mod (n−1). Receivers
+//!   compute what they get from their own `bytes`, so all ranks must pass the same T.
+
+/// An MPI collective operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CollectiveKind {
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Allgather,
+    Alltoall,
+    Alltoallv,
+}
+
+/// How a collective is expanded into messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Algorithm {
+    RecursiveDoubling,
+    Ring,
+    Rabenseifner,
+    Binomial,
+    Pairwise,
+    Bruck,
+    Dissemination,
+}
+
+/// One message of a step: to (in sends) or from (in receives) `peer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transfer {
+    pub peer: u32,
+    pub bytes: u64,
+}
+
+/// A collective as one rank sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Collective {
+    pub kind: CollectiveKind,
+    pub algorithm: Algorithm,
+    /// Ranks in the communicator, numbered 0..ranks.
+    pub ranks: u32,
+    /// This rank.
+    pub me: u32,
+    /// Source of a bcast, destination of a reduce; ignored by the others.
+    pub root: u32,
+    /// S, B or T of the module table, by kind.
+    pub bytes: u64,
+}
+
+impl CollectiveKind {
+    /// The name in configurations.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Barrier => "barrier",
+            Self::Bcast => "bcast",
+            Self::Reduce => "reduce",
+            Self::Allreduce => "allreduce",
+            Self::Allgather => "allgather",
+            Self::Alltoall => "alltoall",
+            Self::Alltoallv => "alltoallv",
+        }
+    }
+
+    /// MPICH's usual choice for mid-sized messages.
+    pub fn default_algorithm(self) -> Algorithm {
+        self.algorithms()[0]
+    }
+
+    /// The algorithms implemented for this kind, the default first.
+    pub fn algorithms(self) -> &'static [Algorithm] {
+        use Algorithm as A;
+        match self {
+            Self::Barrier => &[A::Dissemination],
+            Self::Bcast | Self::Reduce => &[A::Binomial],
+            Self::Allreduce => &[A::RecursiveDoubling, A::Ring, A::Rabenseifner],
+            Self::Allgather => &[A::Ring, A::RecursiveDoubling],
+            Self::Alltoall | Self::Alltoallv => &[A::Pairwise, A::Bruck],
+        }
+    }
+}
+
+impl Algorithm {
+    pub const ALL: [Algorithm; 7] = [
+        Algorithm::RecursiveDoubling,
+        Algorithm::Ring,
+        Algorithm::Rabenseifner,
+        Algorithm::Binomial,
+        Algorithm::Pairwise,
+        Algorithm::Bruck,
+        Algorithm::Dissemination,
+    ];
+
+    /// The name in configurations.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::RecursiveDoubling => "recursive_doubling",
+            Self::Ring => "ring",
+            Self::Rabenseifner => "rabenseifner",
+            Self::Binomial => "binomial",
+            Self::Pairwise => "pairwise",
+            Self::Bruck => "bruck",
+            Self::Dissemination => "dissemination",
+        }
+    }
+}
+
+/// Direction of a move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Send,
+    Recv,
+}
+
+/// The chunks of the buffer that a move carries; see [`Collective::chunking`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Blocks {
+    /// Chunks lo..hi.
+    Range(u32, u32),
+    /// Bruck step k: the chunks c whose offset c + 1 has bit k set.
+    Bit(u32),
+}
+
+impl Collective {
+    /// Err(text saying what is valid) when the algorithm does not implement this kind, or needs
+    /// a power-of-two count (recursive doubling allgather).
+    pub fn check(kind: CollectiveKind, algorithm: Algorithm, ranks: u32) -> Result<(), String> {
+        let valid = kind.algorithms();
+        if ranks == 0 {
+            return Err(format!("{} needs at least one rank", kind.name()));
+        }
+        if !valid.contains(&algorithm) {
+            let names: Vec<_> = valid.iter().map(|a| a.name()).collect();
+            return Err(format!(
+                "{} does not implement algorithm {}; valid: {}",
+                kind.name(),
+                algorithm.name(),
+                names.join(", ")
+            ));
+        }
+        if kind == CollectiveKind::Allgather
+            && algorithm == Algorithm::RecursiveDoubling
+            && !ranks.is_power_of_two()
+        {
+            return Err(format!(
+                "recursive_doubling allgather needs a power-of-two number of ranks, not {ranks}; \
+                 use ring"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Number of steps this rank goes through, the same for all ranks; 0 for a single rank.
+    ///
+    /// # Panics
+    /// If [`Collective::check`] refuses the collective.
+    pub fn steps(&self) -> u32 {
+        use Algorithm as A;
+        if let Err(e) = Self::check(self.kind, self.algorithm, self.ranks) {
+            panic!("{e}");
+        }
+        let n = self.ranks;
+        let (lg, fold) = (n.ilog2(), u32::from(!n.is_power_of_two()));
+        match (self.kind, self.algorithm) {
+            (CollectiveKind::Allreduce, A::Ring) => 2 * (n - 1),
+            (_, A::Ring | A::Pairwise) => n - 1,
+            (CollectiveKind::Allreduce, A::RecursiveDoubling) => lg + 2 * fold,
+            (_, A::Rabenseifner) => 2 * lg + 2 * fold,
+            _ => ceil_log2(n),
+        }
+    }
+
+    /// Fills `sends` and `recvs` (cleared first) with step `s`'s transfers for rank `me`.
+    pub fn step(&self, s: u32, sends: &mut Vec<Transfer>, recvs: &mut Vec<Transfer>) {
+        sends.clear();
+        recvs.clear();
+        self.moves(s, |side, peer, blocks| {
+            let t = Transfer {
+                peer,
+                bytes: self.volume(blocks),
+            };
+            match side {
+                Side::Send => sends.push(t),
+                Side::Recv => recvs.push(t),
+            }
+        });
+    }
+
+    /// Bytes of `blocks`.
+    fn volume(&self, blocks: Blocks) -> u64 {
+        let (q, r) = self.chunking();
+        match blocks {
+            Blocks::Range(lo, hi) => {
+                u64::from(hi - lo) * q + u64::from(r.min(hi).saturating_sub(lo))
+            }
+            Blocks::Bit(k) => q * ones(self.ranks - 1, k) + ones(r, k),
+        }
+    }
+
+    /// (q, r): chunk c of the buffer has q + 1 bytes if c < r, else q.
+    fn chunking(&self) -> (u64, u32) {
+        let split = |m: u32| {
+            (
+                self.bytes / u64::from(m),
+                (self.bytes % u64::from(m)) as u32,
+            )
+        };
+        match (self.kind, self.algorithm) {
+            (CollectiveKind::Barrier, _) => (0, 0),
+            (CollectiveKind::Allreduce, Algorithm::Ring) => split(self.ranks),
+            (CollectiveKind::Allreduce, Algorithm::Rabenseifner) => split(pof2(self.ranks)),
+            (CollectiveKind::Alltoallv, _) => split(self.ranks - 1),
+            _ => (self.bytes, 0),
+        }
+    }
+
+    /// Calls `f` for each of step `s`'s moves of rank `me`.
+    fn moves(&self, s: u32, mut f: impl FnMut(Side, u32, Blocks)) {
+        use Algorithm as A;
+        use CollectiveKind as K;
+        let (n, me) = (self.ranks, self.me);
+        let right = |d: u32| (me + d) % n;
+        let left = |d: u32| (me + n - d) % n;
+        let one = |c: u32| Blocks::Range(c, c + 1);
+        let mut exchange = |to, sent, from, received| {
+            f(Side::Send, to, sent);
+            f(Side::Recv, from, received);
+        };
+        match (self.kind, self.algorithm) {
+            (K::Allreduce, A::RecursiveDoubling | A::Rabenseifner) => self.folded(s, f),
+            (K::Allreduce, A::Ring) => {
+                // Reduce-scatter leaves chunk me + 1 complete at me; the allgather sends it first.
+                let (t, o) = if s < n - 1 { (s, 0) } else { (s - (n - 1), 1) };
+                let c = (me + o + n - t) % n;
+                exchange(right(1), one(c), left(1), one((c + n - 1) % n));
+            }
+            (K::Bcast | K::Reduce, A::Binomial) => {
+                // Bcast halves the distance each step; reduce is its mirror image in time.
+                let m = if self.kind == K::Bcast {
+                    1 << (ceil_log2(n) - 1 - s)
+                } else {
+                    1 << s
+                };
+                let rel = (me + n - self.root) % n;
+                let abs = |r: u32| (r + self.root) % n;
+                let (child, parent) = if self.kind == K::Bcast {
+                    (Side::Recv, Side::Send)
+                } else {
+                    (Side::Send, Side::Recv)
+                };
+                let low = rel & (2 * m - 1);
+                if low == m {
+                    f(child, abs(rel - m), one(0));
+                } else if low == 0 && rel + m < n {
+                    f(parent, abs(rel + m), one(0));
+                }
+            }
+            (K::Allgather, A::Ring) => {
+                let b = (me + n - s) % n;
+                exchange(right(1), one(b), left(1), one((b + n - 1) % n));
+            }
+            (K::Allgather, A::RecursiveDoubling) if n.is_power_of_two() => {
+                // After step s a rank holds the blocks of its aligned group of 2^(s+1) ranks.
+                let peer = me ^ (1 << s);
+                let group = |r: u32| Blocks::Range(r >> s << s, (r >> s << s) + (1 << s));
+                exchange(peer, group(me), peer, group(peer));
+            }
+            (K::Alltoall | K::Alltoallv, A::Pairwise) => {
+                exchange(right(s + 1), one(s), left(s + 1), one(s));
+            }
+            (K::Alltoall | K::Alltoallv, A::Bruck) => {
+                exchange(right(1 << s), Blocks::Bit(s), left(1 << s), Blocks::Bit(s));
+            }
+            (K::Barrier, A::Dissemination) => exchange(right(1 << s), one(0), left(1 << s), one(0)),
+            _ => panic!("{self:?} is not implemented; see Collective::check"),
+        }
+    }
+
+    /// Recursive doubling or Rabenseifner among p ranks, after MPICH's folding of the first
+    /// 2·rem ranks onto their odd members (renumbered newrank = rank / 2; the others rank − rem).
+    fn folded(&self, s: u32, mut f: impl FnMut(Side, u32, Blocks)) {
+        let (n, me) = (self.ranks, self.me);
+        let p = pof2(n);
+        let (rem, lg) = (n - p, p.ilog2());
+        let fold = u32::from(rem > 0);
+        let rabenseifner = self.algorithm == Algorithm::Rabenseifner;
+        let inner = if rabenseifner { 2 * lg } else { lg };
+        let whole = Blocks::Range(0, if rabenseifner { p } else { 1 });
+        if fold == 1 && (s == 0 || s > inner) {
+            if me < 2 * rem {
+                // Even ranks give their buffer away first and get the result back last.
+                let even = me % 2 == 0;
+                let side = if even == (s == 0) {
+                    Side::Send
+                } else {
+                    Side::Recv
+                };
+                f(side, me ^ 1, whole);
+            }
+            return;
+        }
+        let newrank = match me.checked_sub(2 * rem) {
+            Some(d) => d + rem,
+            None if me % 2 == 1 => me / 2,
+            None => return,
+        };
+        let rank = |nr: u32| if nr < rem { 2 * nr + 1 } else { nr + rem };
+        let k = s - fold;
+        if !rabenseifner {
+            let peer = rank(newrank ^ (1 << k));
+            f(Side::Send, peer, whole);
+            f(Side::Recv, peer, whole);
+            return;
+        }
+        // Recursive halving over bits 0..lg (nearest partner first), then doubling back down.
+        let (bit, halving) = if k < lg {
+            (k, true)
+        } else {
+            (2 * lg - 1 - k, false)
+        };
+        let partner = newrank ^ (1 << bit);
+        let (mine, theirs) = (window(newrank, bit + 1, p), window(partner, bit + 1, p));
+        let (sent, received) = if halving {
+            (theirs, mine)
+        } else {
+            (mine, theirs)
+        };
+        f(Side::Send, rank(partner), sent);
+        f(Side::Recv, rank(partner), received);
+    }
+}
+
+/// Chunks that newrank `nr` of `p` owns after `k` halving steps: bit j of `nr` picks the upper
+/// half at step j.
+fn window(nr: u32, k: u32, p: u32) -> Blocks {
+    let lo = (0..k)
+        .filter(|j| nr >> j & 1 == 1)
+        .map(|j| p >> (j + 1))
+        .sum();
+    Blocks::Range(lo, lo + (p >> k))
+}
+
+/// How many of 0..=m have bit k set.
+fn ones(m: u32, k: u32) -> u64 {
+    let (m, half) = (u64::from(m) + 1, 1u64 << k);
+    m / (2 * half) * half + (m % (2 * half)).saturating_sub(half)
+}
+
+/// The largest power of two ≤ n (n ≥ 1).
+fn pof2(n: u32) -> u32 {
+    1 << n.ilog2()
+}
+
+/// ⌈log2 n⌉ (n ≥ 1).
+fn ceil_log2(n: u32) -> u32 {
+    n.next_power_of_two().ilog2()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use super::*;
+    use Algorithm as A;
+    use CollectiveKind as K;
+
+    const KINDS: [K; 7] = [
+        K::Barrier,
+        K::Bcast,
+        K::Reduce,
+        K::Allreduce,
+        K::Allgather,
+        K::Alltoall,
+        K::Alltoallv,
+    ];
+    const ALGORITHMS: [A; 7] = [
+        A::RecursiveDoubling,
+        A::Ring,
+        A::Rabenseifner,
+        A::Binomial,
+        A::Pairwise,
+        A::Bruck,
+        A::Dissemination,
+    ];
+
+    fn sizes() -> impl Iterator<Item = u32> {
+        (1..=33).chain([64, 100])
+    }
+
+    /// Every supported (kind, algorithm) for n ranks.
+    fn combos(n: u32) -> impl Iterator<Item = (K, A)> {
+        KINDS
+            .into_iter()
+            .flat_map(|k| k.algorithms().iter().map(move |&a| (k, a)))
+            .filter(move |&(k, a)| Collective::check(k, a, n).is_ok())
+    }
+
+    fn coll(kind: K, algorithm: A, ranks: u32, me: u32, root: u32, bytes: u64) -> Collective {
+        Collective {
+            kind,
+            algorithm,
+            ranks,
+            me,
+            root,
+            bytes,
+        }
+    }
+
+    /// (messages, bytes) that rank `c.me` sends over the whole collective.
+    fn sent(c: Collective) -> (u64, u64) {
+        let (mut sends, mut recvs) = (Vec::new(), Vec::new());
+        (0..c.steps()).fold((0, 0), |(m, b), s| {
+            c.step(s, &mut sends, &mut recvs);
+            (
+                m + sends.len() as u64,
+                b + sends.iter().map(|t| t.bytes).sum::<u64>(),
+            )
+        })
+    }
+
+    /// (messages, bytes) sent by all ranks.
+    fn total(kind: K, algorithm: A, n: u32, root: u32, bytes: u64) -> (u64, u64) {
+        (0..n)
+            .map(|me| sent(coll(kind, algorithm, n, me, root, bytes)))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
+    /// All ranks' moves of step `s`, keyed by (from, to), after checking that every send has
+    /// its receive with the same blocks.
+    fn all_moves(proto: Collective, s: u32) -> HashMap<(u32, u32), Blocks> {
+        let (mut sends, mut recvs) = (HashMap::new(), HashMap::new());
+        for me in 0..proto.ranks {
+            Collective { me, ..proto }.moves(s, |side, peer, b| {
+                let fresh = match side {
+                    Side::Send => sends.insert((me, peer), b),
+                    Side::Recv => recvs.insert((peer, me), b),
+                }
+                .is_none();
+                assert!(fresh, "{proto:?} step {s}: two moves {me} {side:?} {peer}");
+            });
+        }
+        assert_eq!(sends, recvs, "{proto:?} step {s}");
+        sends
+    }
+
+    fn chunks(b: Blocks, n: u32) -> Vec<usize> {
+        match b {
+            Blocks::Range(lo, hi) => (lo as usize..hi as usize).collect(),
+            Blocks::Bit(k) => (0..n as usize - 1)
+                .filter(|c| (c + 1) >> k & 1 == 1)
+                .collect(),
+        }
+    }
+
+    /// Whether step `s` combines what it receives with what the receiver holds.
+    fn reducing(c: &Collective, s: u32) -> bool {
+        let n = c.ranks;
+        let inner_end = n.ilog2() + u32::from(!n.is_power_of_two());
+        match (c.kind, c.algorithm) {
+            (K::Reduce, _) => true,
+            (K::Allreduce, A::Ring) => s < n - 1,
+            (K::Allreduce, _) => s < inner_end,
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn sends_match_receives_in_every_step() {
+        let (mut sends, mut recvs) = (vec![Transfer { peer: 9, bytes: 9 }], Vec::new());
+        for n in sizes() {
+            for (kind, algorithm) in combos(n) {
+                for bytes in [0, 1000, 12_347] {
+                    let ranks: Vec<_> = (0..n)
+                        .map(|me| coll(kind, algorithm, n, me, n / 3, bytes))
+                        .collect();
+                    let steps = ranks[0].steps();
+                    assert!(ranks.iter().all(|c| c.steps() == steps));
+                    assert_eq!(n == 1, steps == 0, "{kind:?}/{algorithm:?} n={n}");
+                    for s in 0..steps {
+                        let (mut out, mut ins) = (Vec::new(), Vec::new());
+                        for c in &ranks {
+                            c.step(s, &mut sends, &mut recvs);
+                            for t in sends.iter().chain(&recvs) {
+                                assert!(t.peer < n && t.peer != c.me, "{c:?} step {s}: {t:?}");
+                            }
+                            out.extend(sends.iter().map(|t| (c.me, t.peer, t.bytes)));
+                            ins.extend(recvs.iter().map(|t| (t.peer, c.me, t.bytes)));
+                        }
+                        out.sort_unstable();
+                        ins.sort_unstable();
+                        assert_eq!(out, ins, "{kind:?}/{algorithm:?} n={n} S={bytes} step {s}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn message_counts_and_volumes_follow_the_table() {
+        // Allreduce.
+        assert_eq!(
+            total(K::Allreduce, A::RecursiveDoubling, 16, 0, 1000),
+            (64, 64_000)
+        );
+        // p = 8, rem = 4: 8·3 exchanges, 4 folds, 4 unfolds.
+        assert_eq!(
+            total(K::Allreduce, A::RecursiveDoubling, 12, 0, 1000),
+            (32, 32_000)
+        );
+        assert_eq!(
+            total(K::Allreduce, A::Ring, 8, 0, 8000),
+            (112, 2 * 7 * 8000)
+        );
+        assert_eq!(
+            total(K::Allreduce, A::Ring, 8, 0, 8003),
+            (112, 2 * 7 * 8003)
+        );
+        for me in 0..16 {
+            let c = coll(K::Allreduce, A::Rabenseifner, 16, me, 0, 1600);
+            assert_eq!(c.steps(), 8);
+            assert_eq!(sent(c), (8, 2 * 1600 * 15 / 16));
+        }
+        assert_eq!(
+            total(K::Allreduce, A::Rabenseifner, 12, 0, 1600),
+            (8 * 6 + 8, 8 * 2 * 1600 * 7 / 8 + 8 * 1600)
+        );
+        let big = coll(K::Allreduce, A::Ring, 4096, 4095, 0, 4096 * 3);
+        assert_eq!((big.steps(), sent(big)), (8190, (8190, 8190 * 3)));
+
+        for n in sizes() {
+            let n64 = u64::from(n);
+            let lg = (n as f64).log2().ceil() as u64;
+            for root in [0, n - 1] {
+                for kind in [K::Bcast, K::Reduce] {
+                    assert_eq!(
+                        total(kind, A::Binomial, n, root, 10),
+                        (n64 - 1, 10 * (n64 - 1))
+                    );
+                }
+                let root_sends = sent(coll(K::Bcast, A::Binomial, n, root, root, 10));
+                assert_eq!(root_sends, (lg, 10 * lg));
+            }
+            assert_eq!(total(K::Barrier, A::Dissemination, n, 0, 5), (n64 * lg, 0));
+            assert_eq!(
+                total(K::Allgather, A::Ring, n, 0, 5),
+                (n64 * (n64 - 1), 5 * n64 * (n64 - 1))
+            );
+            assert_eq!(
+                total(K::Alltoall, A::Pairwise, n, 0, 7),
+                (n64 * (n64 - 1), 7 * n64 * (n64 - 1))
+            );
+            let popcounts: u64 = (0..n).map(|i| u64::from(i.count_ones())).sum();
+            for me in [0, n - 1] {
+                assert_eq!(
+                    sent(coll(K::Alltoall, A::Bruck, n, me, 0, 3)),
+                    (lg, 3 * popcounts)
+                );
+                assert_eq!(
+                    sent(coll(K::Alltoallv, A::Pairwise, n, me, 0, 1000)).1,
+                    if n > 1 { 1000 } else { 0 }
+                );
+            }
+        }
+        let rd = coll(K::Allgather, A::RecursiveDoubling, 16, 5, 0, 10);
+        assert_eq!(sent(rd), (4, 150));
+        assert_eq!(total(K::Alltoall, A::Bruck, 8, 0, 100), (24, 9600));
+        assert_eq!(total(K::Alltoall, A::Bruck, 5, 0, 10), (15, 250));
+        // T = 10 over 4 peers: shares 3, 3, 2, 2; steps carry offsets {1, 3}, {2, 3}, {4}.
+        assert_eq!(total(K::Alltoallv, A::Bruck, 5, 0, 10), (15, 5 * 12));
+
+        // Alltoallv pairwise, T = 1000 over 6 peers: the next 4 ranks get 167, the last 2 get 166.
+        let c = coll(K::Alltoallv, A::Pairwise, 7, 2, 0, 1000);
+        let (mut sends, mut recvs) = (Vec::new(), Vec::new());
+        let mut got = Vec::new();
+        for s in 0..c.steps() {
+            c.step(s, &mut sends, &mut recvs);
+            assert_eq!(recvs.len(), 1);
+            got.extend(sends.iter().map(|t| (t.peer, t.bytes)));
+        }
+        assert_eq!(
+            got,
+            [(3, 167), (4, 167), (5, 167), (6, 167), (0, 166), (1, 166)]
+        );
+    }
+
+    /// Runs each supported reduction-like collective symbolically: every chunk of every rank
+    /// holds the set of ranks whose contribution it contains.
+    #[test]
+    fn contributions_reach_every_rank_that_needs_them() {
+        for n in sizes() {
+            let full = (1u128 << n) - 1;
+            for (kind, algorithm) in
+                combos(n).filter(|(k, _)| !matches!(k, K::Alltoall | K::Alltoallv))
+            {
+                let m = match (kind, algorithm) {
+                    (K::Allreduce, A::Ring) | (K::Allgather, _) => n,
+                    (K::Allreduce, A::Rabenseifner) => pof2(n),
+                    _ => 1,
+                };
+                for root in [0, n / 3, n - 1] {
+                    let proto = coll(kind, algorithm, n, 0, root, 0);
+                    let what = format!("{kind:?}/{algorithm:?} n={n} root={root}");
+                    let mut held: Vec<Vec<u128>> = (0..n)
+                        .map(|r| {
+                            (0..m)
+                                .map(|c| match kind {
+                                    K::Bcast if r != root => 0,
+                                    K::Allgather if c != r => 0,
+                                    _ => 1 << r,
+                                })
+                                .collect()
+                        })
+                        .collect();
+                    for s in 0..proto.steps() {
+                        let before = held.clone();
+                        for ((from, to), b) in all_moves(proto, s) {
+                            for c in chunks(b, n) {
+                                let incoming = before[from as usize][c];
+                                let mine = &mut held[to as usize][c];
+                                assert_ne!(incoming, 0, "{what} step {s}: {from} sends nothing");
+                                if kind == K::Allreduce && !reducing(&proto, s) {
+                                    assert_eq!(incoming, full, "{what} step {s}: copies a partial");
+                                } else if kind != K::Barrier {
+                                    assert_eq!(*mine & incoming, 0, "{what} step {s}: twice");
+                                }
+                                *mine |= incoming;
+                            }
+                        }
+                    }
+                    for (r, chunks) in held.iter().enumerate() {
+                        for (c, &h) in chunks.iter().enumerate() {
+                            let want = match kind {
+                                K::Allreduce | K::Barrier => Some(full),
+                                K::Allgather => Some(1 << c),
+                                K::Bcast => Some(1 << root),
+                                _ => (r == root as usize).then_some(full),
+                            };
+                            if let Some(w) = want {
+                                assert_eq!(h, w, "{what}: rank {r} chunk {c}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tracks every (source, destination) block through the slots of each rank's buffer.
+    #[test]
+    fn alltoall_blocks_reach_their_destinations() {
+        for n in sizes() {
+            for algorithm in [A::Pairwise, A::Bruck] {
+                let proto = coll(K::Alltoall, algorithm, n, 0, 0, 1);
+                // Slot c holds the block for offset c + 1.
+                let mut slots: Vec<Vec<Option<(u32, u32)>>> = (0..n)
+                    .map(|r| (0..n - 1).map(|c| Some((r, (r + c + 1) % n))).collect())
+                    .collect();
+                let mut pairs = HashSet::new();
+                for s in 0..proto.steps() {
+                    let before = slots.clone();
+                    let moves = all_moves(proto, s);
+                    for (&(from, to), &b) in &moves {
+                        assert!(pairs.insert((from, to)) || algorithm == A::Bruck);
+                        for c in chunks(b, n) {
+                            assert!(
+                                slots[from as usize][c].take().is_some(),
+                                "{algorithm:?} n={n} step {s}"
+                            );
+                        }
+                    }
+                    for (&(from, to), &b) in &moves {
+                        for c in chunks(b, n) {
+                            let slot = &mut slots[to as usize][c];
+                            assert!(slot.is_none(), "{algorithm:?} n={n} step {s}: overwrites");
+                            *slot = before[from as usize][c];
+                        }
+                    }
+                }
+                if algorithm == A::Pairwise {
+                    assert_eq!(pairs.len() as u32, n * (n - 1));
+                }
+                for (r, slots) in (0..n).zip(&slots) {
+                    for (c, slot) in (0..n).zip(slots) {
+                        assert_eq!(*slot, Some(((r + n - c - 1) % n, r)), "{algorithm:?} n={n}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn check_names_what_is_valid() {
+        for kind in KINDS {
+            assert_eq!(kind.algorithms()[0], kind.default_algorithm());
+            for algorithm in ALGORITHMS {
+                let ok = Collective::check(kind, algorithm, 16).is_ok();
+                assert_eq!(
+                    ok,
+                    kind.algorithms().contains(&algorithm),
+                    "{kind:?}/{algorithm:?}"
+                );
+            }
+        }
+        let e = Collective::check(K::Bcast, A::Ring, 8).unwrap_err();
+        assert!(
+            e.contains("bcast") && e.contains("ring") && e.contains("valid: binomial"),
+            "{e}"
+        );
+        let e = Collective::check(K::Alltoallv, A::Ring, 8).unwrap_err();
+        assert!(e.contains("valid: pairwise, bruck"), "{e}");
+        let e = Collective::check(K::Allgather, A::RecursiveDoubling, 12).unwrap_err();
+        assert!(
+            e.contains("power-of-two") && e.contains("12") && e.contains("ring"),
+            "{e}"
+        );
+        assert!(Collective::check(K::Allgather, A::RecursiveDoubling, 1).is_ok());
+        assert!(Collective::check(K::Allreduce, A::Rabenseifner, 12).is_ok());
+        assert!(Collective::check(K::Barrier, A::Dissemination, 0).is_err());
+    }
+
+    #[test]
+    #[should_panic(expected = "power-of-two")]
+    fn steps_refuse_what_check_refuses() {
+        coll(K::Allgather, A::RecursiveDoubling, 6, 0, 0, 1).steps();
+    }
+
+    #[test]
+    fn defaults_and_names_match_the_configuration() {
+        let defaults = [
+            (K::Allreduce, A::RecursiveDoubling),
+            (K::Allgather, A::Ring),
+            (K::Alltoall, A::Pairwise),
+            (K::Alltoallv, A::Pairwise),
+            (K::Bcast, A::Binomial),
+            (K::Reduce, A::Binomial),
+            (K::Barrier, A::Dissemination),
+        ];
+        for (kind, algorithm) in defaults {
+            assert_eq!(kind.default_algorithm(), algorithm);
+        }
+        for a in ALGORITHMS {
+            assert_eq!(
+                serde_json::from_str::<A>(&format!("\"{}\"", a.name())).unwrap(),
+                a
+            );
+        }
+        for k in KINDS {
+            assert_eq!(
+                serde_json::from_str::<K>(&format!("\"{}\"", k.name())).unwrap(),
+                k
+            );
+        }
+    }
+}

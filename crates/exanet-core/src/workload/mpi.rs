@@ -1,0 +1,701 @@
+//! The message-passing engine: ranks run their programs, post sends and receives matched by
+//! (source, tag) like MPI, move data eagerly below a threshold and by rendezvous (request,
+//! clear-to-send, data) above it, and expand collectives step by step into point-to-point
+//! messages. It knows nothing about the network: it hands messages to NICs and is told when a
+//! message has left its NIC and when it has fully arrived, through [`Action`]s and callbacks.
+//!
+//! Every callback concerns one endpoint's host (the one whose NIC saw the event), so the engine
+//! never reaches across entities.
+
+use std::collections::HashMap;
+
+use super::collectives::{Collective, Transfer};
+use super::program::{OpKind, Program, ANY};
+use crate::engine::Time;
+
+const NEVER: Time = Time::MAX;
+/// Collective messages use tags above every user tag (user tags are i32 >= 0).
+const COLLECTIVE_TAG: u64 = 1 << 63;
+const ANY_TAG: u64 = u64::MAX;
+const NO_RANK: u32 = u32::MAX;
+
+/// Host-side protocol parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct HostParams {
+    /// Messages up to this many bytes go eagerly; larger ones by rendezvous.
+    pub eager_limit_bytes: u64,
+    /// CPU time to post one send.
+    pub send_overhead_ps: Time,
+    /// CPU time from a message's arrival to its receive completing.
+    pub recv_overhead_ps: Time,
+}
+
+/// What the engine asks of the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Hand a message of `bytes` payload to endpoint `src`'s NIC, injectable from `ready_ps`.
+    Send {
+        ready_ps: Time,
+        src: u32,
+        dst: u32,
+        bytes: u64,
+        token: u32,
+    },
+    /// Wake endpoint `endpoint`'s host at `at` (call [`Mpi::wake`]).
+    Wake { at: Time, endpoint: u32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Eager,
+    RequestToSend,
+    ClearToSend,
+    Data,
+}
+
+/// A message in flight, named by its token.
+#[derive(Debug, Clone, Copy)]
+struct Envelope {
+    kind: Kind,
+    src: u32,
+    dst: u32,
+    tag: u64,
+    bytes: u64,
+    /// Order among the messages from `src` to `dst`: MPI's non-overtaking rule holds even when
+    /// adaptive routing reorders packets.
+    seq: u32,
+    send_request: u32,
+    recv_request: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    /// When it completes (NEVER: not known yet).
+    done_ps: Time,
+    /// The rank (global index) that created it.
+    owner: u32,
+    /// The program's request id (isend/irecv), or -1.
+    id: i32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// A wake-up is scheduled at `wake_at`.
+    Sleeping,
+    /// Waits for the requests in `waiting`.
+    Waiting,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PostedRecv {
+    src: u32,
+    tag: u64,
+    request: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct CollectiveRun {
+    collective: Collective,
+    comm: u32,
+    step: u32,
+    tag_base: u64,
+}
+
+#[derive(Debug, Clone)]
+struct Rank {
+    job: u32,
+    /// Rank within its job.
+    rank: u32,
+    endpoint: u32,
+    pc: u32,
+    state: State,
+    wake_at: Time,
+    cpu_free_ps: Time,
+    /// Requests created by isend/irecv and not yet waited for.
+    outstanding: Vec<u32>,
+    /// Requests the rank waits for now.
+    waiting: Vec<u32>,
+    posted: Vec<PostedRecv>,
+    /// Tokens of envelopes that arrived before a matching receive was posted.
+    unexpected: Vec<u32>,
+    /// Envelopes that arrived ahead of an earlier one from the same source.
+    held: Vec<u32>,
+    send_seq: HashMap<u32, u32>,
+    recv_seq: HashMap<u32, u32>,
+    collective: Option<CollectiveRun>,
+    /// Collectives started per communicator (their tags).
+    collectives_started: Vec<u32>,
+}
+
+/// One job as the engine runs it.
+#[derive(Debug, Clone)]
+pub struct JobRun {
+    pub name: String,
+    /// Global index of the job's rank 0 (set by [`Mpi::new`]).
+    pub first_rank: u32,
+    pub app: String,
+    pub program: Program,
+    pub endpoints: Vec<u32>,
+    pub start_ps: Time,
+    pub end_ps: Time,
+    pub ranks_done: u32,
+    /// Payload bytes and messages the job's programs sent (control messages excluded).
+    pub bytes_sent: u64,
+    pub messages_sent: u64,
+}
+
+impl JobRun {
+    pub fn finished(&self) -> bool {
+        self.ranks_done == self.program.ranks
+    }
+}
+
+pub struct Mpi {
+    params: HostParams,
+    pub jobs: Vec<JobRun>,
+    ranks: Vec<Rank>,
+    rank_of_endpoint: Vec<u32>,
+    envelopes: Vec<Envelope>,
+    free_envelopes: Vec<u32>,
+    requests: Vec<Request>,
+    free_requests: Vec<u32>,
+    sends: Vec<Transfer>,
+    recvs: Vec<Transfer>,
+    ranks_running: u64,
+}
+
+impl Mpi {
+    /// `jobs` must use distinct endpoints below `endpoints`.
+    pub fn new(params: HostParams, jobs: Vec<JobRun>, endpoints: u32) -> Mpi {
+        let mut ranks = Vec::new();
+        let mut jobs = jobs;
+        let mut rank_of_endpoint = vec![NO_RANK; endpoints as usize];
+        for (j, job) in jobs.iter_mut().enumerate() {
+            job.first_rank = ranks.len() as u32;
+            let comms = job.program.communicators.len() + 1;
+            for (r, &e) in job.endpoints.iter().enumerate() {
+                rank_of_endpoint[e as usize] = ranks.len() as u32;
+                ranks.push(Rank {
+                    job: j as u32,
+                    rank: r as u32,
+                    endpoint: e,
+                    pc: 0,
+                    state: State::Sleeping,
+                    wake_at: job.start_ps,
+                    cpu_free_ps: job.start_ps,
+                    outstanding: Vec::new(),
+                    waiting: Vec::new(),
+                    posted: Vec::new(),
+                    unexpected: Vec::new(),
+                    held: Vec::new(),
+                    send_seq: HashMap::new(),
+                    recv_seq: HashMap::new(),
+                    collective: None,
+                    collectives_started: vec![0; comms],
+                });
+            }
+        }
+        Mpi {
+            params,
+            ranks_running: ranks.len() as u64,
+            jobs,
+            ranks,
+            rank_of_endpoint,
+            envelopes: Vec::new(),
+            free_envelopes: Vec::new(),
+            requests: Vec::new(),
+            free_requests: Vec::new(),
+            sends: Vec::new(),
+            recvs: Vec::new(),
+        }
+    }
+
+    /// The first wake-up of every rank (at its job's start).
+    pub fn start(&self, out: &mut Vec<Action>) {
+        out.extend(self.ranks.iter().map(|r| Action::Wake {
+            at: r.wake_at,
+            endpoint: r.endpoint,
+        }));
+    }
+
+    pub fn finished(&self) -> bool {
+        self.ranks_running == 0
+    }
+
+    /// A scheduled wake-up of endpoint `endpoint`'s host.
+    pub fn wake(&mut self, now: Time, endpoint: u32, out: &mut Vec<Action>) {
+        let g = self.rank_of_endpoint[endpoint as usize];
+        if g != NO_RANK {
+            let rank = &self.ranks[g as usize];
+            if rank.state == State::Sleeping && rank.wake_at == now {
+                self.run(now, g, out);
+            }
+        }
+    }
+
+    /// The last packet of message `token` left its source NIC; its tail is out at `tail_ps`.
+    pub fn sent(&mut self, now: Time, token: u32, tail_ps: Time, out: &mut Vec<Action>) {
+        let env = self.envelopes[token as usize];
+        if matches!(env.kind, Kind::Eager | Kind::Data) {
+            self.complete(now, env.send_request, tail_ps, out);
+        }
+    }
+
+    /// Message `token` has fully arrived at its destination.
+    pub fn arrived(&mut self, now: Time, token: u32, out: &mut Vec<Action>) {
+        let env = self.envelopes[token as usize];
+        match env.kind {
+            Kind::ClearToSend => {
+                // At the sender: the data follows at once.
+                self.envelopes[token as usize].kind = Kind::Data;
+                out.push(self.message(now, env.src, env.dst, env.bytes, token));
+            }
+            Kind::Data => {
+                self.free_envelopes.push(token);
+                let done = now + self.params.recv_overhead_ps;
+                self.complete(now, env.recv_request, done, out);
+            }
+            Kind::Eager | Kind::RequestToSend => {
+                let d = env.dst as usize;
+                let expected = self.ranks[d].recv_seq.entry(env.src).or_insert(0);
+                if env.seq != *expected {
+                    self.ranks[d].held.push(token);
+                    return;
+                }
+                *expected += 1;
+                self.deliver(now, token, out);
+                // Earlier arrivals from the same source that were waiting for this one.
+                while let Some(at) = self.ranks[d].held.iter().position(|&t| {
+                    let e = &self.envelopes[t as usize];
+                    e.src == env.src && Some(&e.seq) == self.ranks[d].recv_seq.get(&env.src)
+                }) {
+                    let next = self.ranks[d].held.swap_remove(at);
+                    *self.ranks[d].recv_seq.get_mut(&env.src).expect("seen") += 1;
+                    self.deliver(now, next, out);
+                }
+            }
+        }
+    }
+
+    fn message(&self, ready_ps: Time, src: u32, dst: u32, bytes: u64, token: u32) -> Action {
+        Action::Send {
+            ready_ps,
+            src: self.ranks[src as usize].endpoint,
+            dst: self.ranks[dst as usize].endpoint,
+            bytes,
+            token,
+        }
+    }
+
+    /// An eager message or a request-to-send, in order: match it or keep it as unexpected.
+    fn deliver(&mut self, now: Time, token: u32, out: &mut Vec<Action>) {
+        let env = self.envelopes[token as usize];
+        let rank = &mut self.ranks[env.dst as usize];
+        let found = rank.posted.iter().position(|p| {
+            (p.src == env.src || p.src == NO_RANK) && (p.tag == env.tag || p.tag == ANY_TAG)
+        });
+        match found {
+            Some(at) => {
+                let posted = rank.posted.remove(at);
+                self.matched(now, posted.request, token, out);
+            }
+            None => rank.unexpected.push(token),
+        }
+    }
+
+    /// A receive met its message (now, at the receiver).
+    fn matched(&mut self, now: Time, request: u32, token: u32, out: &mut Vec<Action>) {
+        let env = &mut self.envelopes[token as usize];
+        match env.kind {
+            Kind::Eager => {
+                self.free_envelopes.push(token);
+                let done = now + self.params.recv_overhead_ps;
+                self.complete(now, request, done, out);
+            }
+            _ => {
+                env.kind = Kind::ClearToSend;
+                env.recv_request = request;
+                let (src, dst) = (env.src, env.dst);
+                out.push(self.message(now, dst, src, 0, token));
+            }
+        }
+    }
+
+    /// Request `request` completes at `done_ps`; its rank resumes if that was all it waited for.
+    fn complete(&mut self, now: Time, request: u32, done_ps: Time, out: &mut Vec<Action>) {
+        self.requests[request as usize].done_ps = done_ps;
+        let g = self.requests[request as usize].owner;
+        if self.ranks[g as usize].state == State::Waiting {
+            self.run(now, g, out);
+        }
+    }
+
+    fn new_request(&mut self, owner: u32, id: i32) -> u32 {
+        let request = Request {
+            done_ps: NEVER,
+            owner,
+            id,
+        };
+        match self.free_requests.pop() {
+            Some(i) => {
+                self.requests[i as usize] = request;
+                i
+            }
+            None => {
+                self.requests.push(request);
+                (self.requests.len() - 1) as u32
+            }
+        }
+    }
+
+    fn new_envelope(&mut self, envelope: Envelope) -> u32 {
+        match self.free_envelopes.pop() {
+            Some(i) => {
+                self.envelopes[i as usize] = envelope;
+                i
+            }
+            None => {
+                self.envelopes.push(envelope);
+                (self.envelopes.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Rank `g` posts a send of `bytes` to rank `dst` (global indices); its CPU is busy for the
+    /// send overhead first. Returns the request.
+    fn post_send(
+        &mut self,
+        now: Time,
+        g: u32,
+        dst: u32,
+        tag: u64,
+        bytes: u64,
+        id: i32,
+        out: &mut Vec<Action>,
+    ) -> u32 {
+        let request = self.new_request(g, id);
+        let rank = &mut self.ranks[g as usize];
+        let ready = rank.cpu_free_ps.max(now) + self.params.send_overhead_ps;
+        rank.cpu_free_ps = ready;
+        let seq = rank.send_seq.entry(dst).or_insert(0);
+        let this_seq = *seq;
+        *seq += 1;
+        let job = &mut self.jobs[rank.job as usize];
+        job.bytes_sent += bytes;
+        job.messages_sent += 1;
+        let eager = bytes <= self.params.eager_limit_bytes;
+        let token = self.new_envelope(Envelope {
+            kind: if eager {
+                Kind::Eager
+            } else {
+                Kind::RequestToSend
+            },
+            src: g,
+            dst,
+            tag,
+            bytes,
+            seq: this_seq,
+            send_request: request,
+            recv_request: u32::MAX,
+        });
+        out.push(self.message(ready, g, dst, if eager { bytes } else { 0 }, token));
+        request
+    }
+
+    /// Rank `g` posts a receive from `src` (global index, or NO_RANK for any) with `tag`.
+    fn post_recv(
+        &mut self,
+        now: Time,
+        g: u32,
+        src: u32,
+        tag: u64,
+        id: i32,
+        out: &mut Vec<Action>,
+    ) -> u32 {
+        let request = self.new_request(g, id);
+        let found = self.ranks[g as usize].unexpected.iter().position(|&t| {
+            let e = &self.envelopes[t as usize];
+            (src == NO_RANK || e.src == src) && (tag == ANY_TAG || e.tag == tag)
+        });
+        match found {
+            Some(at) => {
+                let token = self.ranks[g as usize].unexpected.remove(at);
+                self.matched(now, request, token, out);
+            }
+            None => self.ranks[g as usize]
+                .posted
+                .push(PostedRecv { src, tag, request }),
+        }
+        request
+    }
+
+    /// When every request rank `g` waits for is done (None: some are not known yet).
+    fn waiting_done(&self, g: u32) -> Option<Time> {
+        let mut latest = 0;
+        for &q in &self.ranks[g as usize].waiting {
+            let done = self.requests[q as usize].done_ps;
+            if done == NEVER {
+                return None;
+            }
+            latest = latest.max(done);
+        }
+        Some(latest)
+    }
+
+    fn sleep(&mut self, g: u32, at: Time, out: &mut Vec<Action>) {
+        let rank = &mut self.ranks[g as usize];
+        rank.state = State::Sleeping;
+        rank.wake_at = at;
+        out.push(Action::Wake {
+            at,
+            endpoint: rank.endpoint,
+        });
+    }
+
+    /// Runs rank `g` from where it stands, at `now`, until it must wait.
+    fn run(&mut self, now: Time, g: u32, out: &mut Vec<Action>) {
+        let gi = g as usize;
+        let job_index = self.ranks[gi].job as usize;
+        let first_rank = g - self.ranks[gi].rank;
+        loop {
+            if !self.ranks[gi].waiting.is_empty() {
+                let Some(done) = self.waiting_done(g) else {
+                    self.ranks[gi].state = State::Waiting;
+                    return;
+                };
+                let rank = &mut self.ranks[gi];
+                self.free_requests.extend(rank.waiting.drain(..));
+                rank.cpu_free_ps = rank.cpu_free_ps.max(done);
+            }
+            if self.ranks[gi].cpu_free_ps > now {
+                let at = self.ranks[gi].cpu_free_ps;
+                self.sleep(g, at, out);
+                return;
+            }
+            if let Some(run) = self.ranks[gi].collective {
+                self.collective_step(now, g, first_rank, run, out);
+                continue;
+            }
+            let rank = &self.ranks[gi];
+            let program = &self.jobs[job_index].program;
+            let ops = program.rank_ops(rank.rank);
+            let Some(&op) = ops.get(rank.pc as usize) else {
+                let rank = &mut self.ranks[gi];
+                rank.state = State::Done;
+                self.ranks_running -= 1;
+                let job = &mut self.jobs[job_index];
+                job.ranks_done += 1;
+                job.end_ps = job.end_ps.max(now);
+                return;
+            };
+            self.ranks[gi].pc += 1;
+            let peer = first_rank.wrapping_add(op.peer as u32);
+            let tag = if op.tag == ANY {
+                ANY_TAG
+            } else {
+                op.tag as u64
+            };
+            match op.kind {
+                OpKind::Compute => self.ranks[gi].cpu_free_ps = now + op.value,
+                OpKind::Isend | OpKind::Send => {
+                    let q = self.post_send(now, g, peer, tag, op.value, op.request, out);
+                    let rank = &mut self.ranks[gi];
+                    if op.kind == OpKind::Send {
+                        rank.waiting.push(q);
+                    } else {
+                        rank.outstanding.push(q);
+                    }
+                }
+                OpKind::Irecv | OpKind::Recv => {
+                    let src = if op.peer == ANY { NO_RANK } else { peer };
+                    let q = self.post_recv(now, g, src, tag, op.request, out);
+                    let rank = &mut self.ranks[gi];
+                    if op.kind == OpKind::Recv {
+                        rank.waiting.push(q);
+                    } else {
+                        rank.outstanding.push(q);
+                    }
+                }
+                OpKind::Wait => {
+                    let rank = &mut self.ranks[gi];
+                    let at = rank
+                        .outstanding
+                        .iter()
+                        .position(|&q| self.requests[q as usize].id == op.request)
+                        .expect("checked: waits follow their request");
+                    let q = rank.outstanding.swap_remove(at);
+                    rank.waiting.push(q);
+                }
+                OpKind::Waitall => {
+                    let rank = &mut self.ranks[gi];
+                    rank.waiting.append(&mut rank.outstanding);
+                }
+                OpKind::Comm => {}
+                kind => {
+                    let kind = kind.collective().expect("the other kinds are collectives");
+                    let program = &self.jobs[job_index].program;
+                    let rank = &mut self.ranks[gi];
+                    let (size, me) = program
+                        .position(op.comm, rank.rank)
+                        .expect("checked: collectives run in the rank's communicators");
+                    let instance = rank.collectives_started[op.comm as usize];
+                    rank.collectives_started[op.comm as usize] += 1;
+                    rank.collective = Some(CollectiveRun {
+                        collective: Collective {
+                            kind,
+                            algorithm: op.algorithm.unwrap_or(kind.default_algorithm()),
+                            ranks: size,
+                            me,
+                            root: op.peer.max(0) as u32,
+                            bytes: op.value,
+                        },
+                        comm: op.comm,
+                        step: 0,
+                        tag_base: COLLECTIVE_TAG
+                            | u64::from(op.comm) << 44
+                            | u64::from(instance & 0xff_ffff) << 20,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Posts the next step of rank `g`'s collective that has something to do, or ends it.
+    fn collective_step(
+        &mut self,
+        now: Time,
+        g: u32,
+        first_rank: u32,
+        mut run: CollectiveRun,
+        out: &mut Vec<Action>,
+    ) {
+        let gi = g as usize;
+        let mut sends = std::mem::take(&mut self.sends);
+        let mut recvs = std::mem::take(&mut self.recvs);
+        sends.clear();
+        recvs.clear();
+        while sends.is_empty() && recvs.is_empty() && run.step < run.collective.steps() {
+            run.collective.step(run.step, &mut sends, &mut recvs);
+            run.step += 1;
+        }
+        let job = self.ranks[gi].job as usize;
+        let member = |p: u32| -> u32 {
+            first_rank
+                + match self.jobs[job].program.members(run.comm) {
+                    None => p,
+                    Some(m) => m[p as usize],
+                }
+        };
+        let tag = run.tag_base | u64::from(run.step);
+        let recv_from: Vec<u32> = recvs.iter().map(|t| member(t.peer)).collect();
+        let send_to: Vec<(u32, u64)> = sends.iter().map(|t| (member(t.peer), t.bytes)).collect();
+        for src in recv_from {
+            let q = self.post_recv(now, g, src, tag, -1, out);
+            self.ranks[gi].waiting.push(q);
+        }
+        for (dst, bytes) in send_to {
+            let q = self.post_send(now, g, dst, tag, bytes, -1, out);
+            self.ranks[gi].waiting.push(q);
+        }
+        self.ranks[gi].collective = (!(sends.is_empty() && recvs.is_empty())
+            || run.step < run.collective.steps())
+        .then_some(run);
+        self.sends = sends;
+        self.recvs = recvs;
+    }
+
+    /// Ranks that have not finished, for a run that cannot go on: (job, rank, operation index,
+    /// what it waits for).
+    pub fn stuck(&self) -> Vec<(u32, u32, u32, String)> {
+        self.ranks
+            .iter()
+            .filter(|r| r.state != State::Done)
+            .map(|r| {
+                let job = &self.jobs[r.job as usize];
+                let index = r.pc.saturating_sub(1);
+                let receives: Vec<String> = r
+                    .posted
+                    .iter()
+                    .map(|p| {
+                        let from = if p.src == NO_RANK {
+                            "any source".to_string()
+                        } else {
+                            format!("rank {}", p.src - job.first_rank)
+                        };
+                        match p.tag {
+                            ANY_TAG => format!("a message from {from} with any tag"),
+                            t if t & COLLECTIVE_TAG != 0 => {
+                                format!("a collective message from {from}")
+                            }
+                            t => format!("a message from {from} with tag {t}"),
+                        }
+                    })
+                    .collect();
+                let what = match (
+                    &r.collective,
+                    job.program.rank_ops(r.rank).get(index as usize),
+                ) {
+                    (Some(c), _) => format!(
+                        "{} ({}) step {} of {}",
+                        c.collective.kind.name(),
+                        c.collective.algorithm.name(),
+                        c.step,
+                        c.collective.steps()
+                    ),
+                    (None, Some(op)) => op.kind.name().to_string(),
+                    (None, None) => "its end".to_string(),
+                };
+                let waits = if receives.is_empty() {
+                    "a send to complete".to_string()
+                } else {
+                    receives.join(", ")
+                };
+                (r.job, r.rank, index, format!("{what}, waiting for {waits}"))
+            })
+            .collect()
+    }
+
+    /// Runs the jobs on an ideal network (zero latency, infinite bandwidth): a message leaves
+    /// its NIC and arrives the moment it is ready. Returns each job's completion time.
+    pub fn run_ideal(mut self) -> Vec<Time> {
+        #[derive(PartialEq, Eq, PartialOrd, Ord)]
+        enum Event {
+            Sent(u32),
+            Arrive(u32),
+            Wake(u32),
+        }
+        let mut queue = std::collections::BinaryHeap::new();
+        let mut order = 0u64;
+        let mut out = Vec::new();
+        self.start(&mut out);
+        let mut now = 0;
+        loop {
+            for action in out.drain(..) {
+                let events = match action {
+                    Action::Send {
+                        ready_ps, token, ..
+                    } => [
+                        Some((ready_ps, Event::Sent(token))),
+                        Some((ready_ps, Event::Arrive(token))),
+                    ],
+                    Action::Wake { at, endpoint } => [Some((at, Event::Wake(endpoint))), None],
+                };
+                for (at, event) in events.into_iter().flatten() {
+                    queue.push(std::cmp::Reverse((at.max(now), order, event)));
+                    order += 1;
+                }
+            }
+            let Some(std::cmp::Reverse((at, _, event))) = queue.pop() else {
+                break;
+            };
+            now = at;
+            match event {
+                Event::Sent(token) => self.sent(now, token, now, &mut out),
+                Event::Arrive(token) => self.arrived(now, token, &mut out),
+                Event::Wake(endpoint) => self.wake(now, endpoint, &mut out),
+            }
+        }
+        self.jobs.iter().map(|j| j.end_ps - j.start_ps).collect()
+    }
+}
