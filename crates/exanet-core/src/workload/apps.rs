@@ -149,7 +149,7 @@ pub fn app_grid(app: App, p: &AppParams) -> Result<Vec<u32>, String> {
             _ => balanced_grid(p.ranks, dims),
         }
     };
-    if grid.len() != dims || grid.iter().any(|&d| d == 0) {
+    if grid.len() != dims || grid.contains(&0) {
         return Err(format!(
             "{} runs on a {dims}-dimensional grid of positive sizes, got {grid:?}",
             app.name()

@@ -80,6 +80,8 @@ struct Request {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
+    /// Executing operations (callbacks it triggers itself must not re-enter it).
+    Running,
     /// A wake-up is scheduled at `wake_at`.
     Sleeping,
     /// Waits for the requests in `waiting`.
@@ -331,11 +333,11 @@ impl Mpi {
         }
     }
 
-    fn new_request(&mut self, owner: u32, id: i32) -> u32 {
+    fn new_request(&mut self, owner: u32) -> u32 {
         let request = Request {
             done_ps: NEVER,
             owner,
-            id,
+            id: -1,
         };
         match self.free_requests.pop() {
             Some(i) => {
@@ -371,10 +373,9 @@ impl Mpi {
         dst: u32,
         tag: u64,
         bytes: u64,
-        id: i32,
         out: &mut Vec<Action>,
     ) -> u32 {
-        let request = self.new_request(g, id);
+        let request = self.new_request(g);
         let rank = &mut self.ranks[g as usize];
         let ready = rank.cpu_free_ps.max(now) + self.params.send_overhead_ps;
         rank.cpu_free_ps = ready;
@@ -404,16 +405,8 @@ impl Mpi {
     }
 
     /// Rank `g` posts a receive from `src` (global index, or NO_RANK for any) with `tag`.
-    fn post_recv(
-        &mut self,
-        now: Time,
-        g: u32,
-        src: u32,
-        tag: u64,
-        id: i32,
-        out: &mut Vec<Action>,
-    ) -> u32 {
-        let request = self.new_request(g, id);
+    fn post_recv(&mut self, now: Time, g: u32, src: u32, tag: u64, out: &mut Vec<Action>) -> u32 {
+        let request = self.new_request(g);
         let found = self.ranks[g as usize].unexpected.iter().position(|&t| {
             let e = &self.envelopes[t as usize];
             (src == NO_RANK || e.src == src) && (tag == ANY_TAG || e.tag == tag)
@@ -458,6 +451,7 @@ impl Mpi {
         let gi = g as usize;
         let job_index = self.ranks[gi].job as usize;
         let first_rank = g - self.ranks[gi].rank;
+        self.ranks[gi].state = State::Running;
         loop {
             if !self.ranks[gi].waiting.is_empty() {
                 let Some(done) = self.waiting_done(g) else {
@@ -465,7 +459,7 @@ impl Mpi {
                     return;
                 };
                 let rank = &mut self.ranks[gi];
-                self.free_requests.extend(rank.waiting.drain(..));
+                self.free_requests.append(&mut rank.waiting);
                 rank.cpu_free_ps = rank.cpu_free_ps.max(done);
             }
             if self.ranks[gi].cpu_free_ps > now {
@@ -499,7 +493,8 @@ impl Mpi {
             match op.kind {
                 OpKind::Compute => self.ranks[gi].cpu_free_ps = now + op.value,
                 OpKind::Isend | OpKind::Send => {
-                    let q = self.post_send(now, g, peer, tag, op.value, op.request, out);
+                    let q = self.post_send(now, g, peer, tag, op.value, out);
+                    self.requests[q as usize].id = op.request;
                     let rank = &mut self.ranks[gi];
                     if op.kind == OpKind::Send {
                         rank.waiting.push(q);
@@ -509,7 +504,8 @@ impl Mpi {
                 }
                 OpKind::Irecv | OpKind::Recv => {
                     let src = if op.peer == ANY { NO_RANK } else { peer };
-                    let q = self.post_recv(now, g, src, tag, op.request, out);
+                    let q = self.post_recv(now, g, src, tag, out);
+                    self.requests[q as usize].id = op.request;
                     let rank = &mut self.ranks[gi];
                     if op.kind == OpKind::Recv {
                         rank.waiting.push(q);
@@ -591,11 +587,11 @@ impl Mpi {
         let recv_from: Vec<u32> = recvs.iter().map(|t| member(t.peer)).collect();
         let send_to: Vec<(u32, u64)> = sends.iter().map(|t| (member(t.peer), t.bytes)).collect();
         for src in recv_from {
-            let q = self.post_recv(now, g, src, tag, -1, out);
+            let q = self.post_recv(now, g, src, tag, out);
             self.ranks[gi].waiting.push(q);
         }
         for (dst, bytes) in send_to {
-            let q = self.post_send(now, g, dst, tag, bytes, -1, out);
+            let q = self.post_send(now, g, dst, tag, bytes, out);
             self.ranks[gi].waiting.push(q);
         }
         self.ranks[gi].collective = (!(sends.is_empty() && recvs.is_empty())
