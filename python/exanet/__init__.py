@@ -2,9 +2,10 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
-from exanet.api import check_routing, simulate, validate
+from exanet.api import check_routing, job_program, simulate, validate
 from exanet.config import Config
-from exanet.errors import ConfigError, DeadlockError, ExanetError
+from exanet.errors import ConfigError, DeadlockError, ExanetError, ProgramStalledError
+from exanet.program import Program
 from exanet.result import Result
 from exanet.structure import TopologyInfo, from_edge_list, from_networkx, topology
 
@@ -18,12 +19,15 @@ __all__ = [
     "ConfigError",
     "DeadlockError",
     "ExanetError",
+    "Program",
+    "ProgramStalledError",
     "Result",
     "TopologyInfo",
     "__version__",
     "check_routing",
     "from_edge_list",
     "from_networkx",
+    "job_program",
     "simulate",
     "topology",
     "validate",

@@ -10,9 +10,10 @@ from typing import Any
 
 from exanet import _core
 from exanet.config import Config, load
-from exanet.errors import ConfigError, DeadlockError
+from exanet.errors import ConfigError, DeadlockError, ProgramStalledError
+from exanet.program import Program
 from exanet.progress import ProgressDisplay
-from exanet.result import Result
+from exanet.result import Result, table_to_dataframe
 
 ConfigSource = Config | Mapping[str, Any] | str | os.PathLike[str]
 
@@ -28,6 +29,9 @@ def _core_errors() -> Iterator[None]:
     except _core.DeadlockError as exc:
         message, report = exc.args
         raise DeadlockError(message, report) from None
+    except _core.StalledError as exc:
+        message, report = exc.args
+        raise ProgramStalledError(message, report) from None
 
 
 def validate(config: ConfigSource) -> dict[str, Any]:
@@ -44,7 +48,8 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
 
     `progress`: True shows a progress display on stderr, False never; None (default) shows it
     when stderr is a terminal and the run lasts more than a couple of seconds.
-    Raises ConfigError for an invalid config and DeadlockError when the network deadlocks.
+    Raises ConfigError for an invalid config, DeadlockError when the network deadlocks and
+    ProgramStalledError when a message-passing program can never finish.
     """
     config = load(config)
     config_json = json.dumps(config.to_core())
@@ -53,6 +58,19 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
         with ProgressDisplay(progress) as callback:
             run = _core.run(config_json, callback)
     return Result(config, run)
+
+
+def job_program(config: ConfigSource, job: int = 0) -> Program:
+    """The operations of job `job` of a `kind = "jobs"` config, as the core runs them (a built-in
+    application expanded, a program or trace as given): a `Program` that `write_trace` can save.
+    """
+    config = load(config)
+    with _core_errors():
+        table = table_to_dataframe(_core.job_program(json.dumps(config.to_core()), job))
+    for name in ("op", "algorithm"):
+        table[name] = table[name].astype(str)
+    ranks = int(table["rank"].max()) + 1 if len(table) else 0
+    return Program(table, ranks)
 
 
 def check_routing(

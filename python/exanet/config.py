@@ -15,11 +15,7 @@ from contextlib import contextmanager
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
     Field,
-    PlainSerializer,
     PrivateAttr,
     StrictBool,
     StrictFloat,
@@ -30,6 +26,14 @@ from pydantic import (
     model_validator,
 )
 
+from exanet._types import (
+    BandwidthBytesPerS,
+    PositiveSizeBytes,
+    PositiveTimePs,
+    SizeBytes,
+    TimePs,
+    _Section,
+)
 from exanet._validation import FieldError, format_key, format_value, to_config_error
 from exanet.errors import ConfigError
 from exanet.topologies import (
@@ -40,42 +44,12 @@ from exanet.topologies import (
 )
 from exanet.topologies import MeshTopology as MeshTopology  # re-exported: they lived here
 from exanet.topologies import TorusTopology as TorusTopology
-from exanet.units import (
-    format_bandwidth_bytes_per_s,
-    format_size_bytes,
-    format_time_ps,
-    parse_bandwidth_bytes_per_s,
-    parse_size_bytes,
-    parse_time_ps,
+from exanet.workloads import (
+    TRAFFIC_DESCRIPTION,
+    Traffic,
+    resolve_job_paths,
 )
-
-TimePs = Annotated[int, BeforeValidator(parse_time_ps), PlainSerializer(format_time_ps)]
-PositiveTimePs = Annotated[TimePs, Field(gt=0)]
-BandwidthBytesPerS = Annotated[  # a bandwidth is never zero
-    int,
-    BeforeValidator(parse_bandwidth_bytes_per_s),
-    PlainSerializer(format_bandwidth_bytes_per_s),
-    Field(gt=0),
-]
-SizeBytes = Annotated[int, BeforeValidator(parse_size_bytes), PlainSerializer(format_size_bytes)]
-PositiveSizeBytes = Annotated[SizeBytes, Field(gt=0)]
-
-TrafficPattern = Literal[
-    "uniform",
-    "transpose",
-    "shuffle",
-    "bit_reverse",
-    "bit_complement",
-    "tornado",
-    "neighbor",
-    "random_permutation",
-    "group_shift",
-    "hotspot",
-]
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+from exanet.workloads import SyntheticTraffic as SyntheticTraffic  # re-exported
 
 
 class DorRouting(_Section):
@@ -267,8 +241,11 @@ class RouterConfig(_Section):
     vc_buffer: PositiveSizeBytes = Field("2KiB", description="buffer of each VC of an input port")
     latency: TimePs = Field("50ns", description="from head arrival to the earliest departure")
     arbitration: Literal["round_robin", "age"] = "round_robin"
-    in_transit_priority: StrictBool = Field(
-        False, description="packets already in the network win over newly injected ones"
+    in_transit_priority: StrictBool | Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
+        0.0,
+        description="in-transit-priority restriction (IPR): the probability, per arbitration, "
+        "that packets already in the network win over newly injected ones; 0 (off) to 1 "
+        "(always), true = 1",
     )
 
     def to_core(self) -> dict[str, Any]:
@@ -277,7 +254,7 @@ class RouterConfig(_Section):
             "vc_buffer_bytes": self.vc_buffer,
             "latency_ps": self.latency,
             "arbitration": self.arbitration,
-            "in_transit_priority": self.in_transit_priority,
+            "in_transit_priority": float(self.in_transit_priority),
         }
 
 
@@ -343,6 +320,11 @@ class NicConfig(_Section):
     injection_latency: TimePs | None = Field(None, description="defaults to links.latency")
     mtu: PositiveSizeBytes = Field("4KiB", description="largest packet payload")
     header: SizeBytes = Field("32B", description="header bytes added to every packet")
+    max_outstanding_packets: Annotated[StrictInt, Field(ge=0)] = Field(
+        0,
+        description="injection throttle: packets a NIC may have in the network at once "
+        "(0: no limit)",
+    )
 
     def to_core(self, links: LinksConfig) -> dict[str, Any]:
         bandwidth = self.injection_bandwidth
@@ -352,37 +334,7 @@ class NicConfig(_Section):
             "injection_latency_ps": links.latency if latency is None else latency,
             "mtu_bytes": self.mtu,
             "header_bytes": self.header,
-        }
-
-
-class SyntheticTraffic(_Section):
-    """Open-loop traffic: every endpoint injects messages by a random process and pattern."""
-
-    kind: Literal["synthetic"] = "synthetic"
-    pattern: TrafficPattern = "uniform"
-    process: Literal["bernoulli", "poisson"] = "bernoulli"
-    load: Annotated[StrictFloat, Field(gt=0, le=1)] = Field(
-        description="offered load as a fraction of the injection bandwidth, 0 < load <= 1"
-    )
-    packet: PositiveSizeBytes = Field(
-        "256B", description="payload of each message; larger than nic.mtu means segmented"
-    )
-    hotspot_endpoints: list[Annotated[StrictInt, Field(ge=0)]] = Field(
-        default_factory=lambda: [0], min_length=1, description="targets of the hotspot pattern"
-    )
-    hotspot_fraction: Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
-        0.1, description="share of messages sent to the hotspot endpoints, in [0, 1]"
-    )
-
-    def to_core(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "pattern": self.pattern,
-            "process": self.process,
-            "load": self.load,
-            "packet_bytes": self.packet,
-            "hotspot_endpoints": list(self.hotspot_endpoints),
-            "hotspot_fraction": self.hotspot_fraction,
+            "max_outstanding_packets": self.max_outstanding_packets,
         }
 
 
@@ -455,7 +407,7 @@ class Config(_Section):
     router: RouterConfig = Field(default_factory=RouterConfig)
     links: LinksConfig = Field(default_factory=LinksConfig)
     nic: NicConfig = Field(default_factory=NicConfig)
-    traffic: SyntheticTraffic = Field(description="the workload; needs at least load")
+    traffic: Traffic = Field(description=TRAFFIC_DESCRIPTION)
     run: RunConfig = Field(default_factory=RunConfig)
 
     def __init__(self, /, **data: Any) -> None:
@@ -465,9 +417,13 @@ class Config(_Section):
     @model_validator(mode="before")
     @classmethod
     def _routing_kind(cls, data: Any) -> Any:
-        """A [routing] table without a kind takes the topology's default routing kind."""
+        """A [routing] table without a kind takes the topology's default routing kind; a
+        [traffic] table without a kind is synthetic."""
         if not isinstance(data, Mapping):
             return data
+        traffic = data.get("traffic")
+        if isinstance(traffic, Mapping) and "kind" not in traffic:
+            data = {**data, "traffic": {"kind": "synthetic", **traffic}}
         routing = data.get("routing")
         if isinstance(routing, Mapping) and "kind" not in routing:
             kind = default_routing_kind(_topology_kind(data.get("topology")))
@@ -529,6 +485,8 @@ def read_config_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
     base_dir = os.path.dirname(os.path.abspath(path))
     if "topology" in raw:
         raw["topology"] = resolve_paths(raw["topology"], base_dir)
+    if "traffic" in raw:
+        raw["traffic"] = resolve_job_paths(raw["traffic"], base_dir)
     routing = raw.get("routing")
     if isinstance(routing, Mapping) and isinstance(routing.get("paths"), str):
         raw["routing"] = {**routing, "paths": os.path.join(base_dir, routing["paths"])}

@@ -64,6 +64,19 @@ class DeadlockError(ExanetError):
         return "\n".join(lines)
 
 
+class ProgramStalledError(ExanetError):
+    """A message-passing workload that can never finish (a receive without its send, a
+    collective some ranks never call). `report` lists the waiting ranks: {"job", "rank",
+    "operation", "waiting_for"}."""
+
+    def __init__(self, message: str, report: dict[str, Any]) -> None:
+        self.report = report
+        super().__init__(message)
+
+    def __reduce__(self):
+        return type(self), (str(self), self.report)
+
+
 def _format_channel(channel: dict[str, Any]) -> str:
     return (
         f"{channel['name']}: {channel['queued_packets']} packets queued, "

@@ -56,21 +56,51 @@ class Result:
         """One row per link (network, injection and ejection): bytes, packets, utilisation."""
         return table_to_dataframe(self._run.table("links"))
 
+    @cached_property
+    def jobs(self) -> pd.DataFrame:
+        """One row per message-passing job: completion, bytes, communication rate, slowdowns
+        versus an ideal network and versus running alone (empty for other workloads)."""
+        return self._workload_table("jobs")
+
+    @cached_property
+    def bursts(self) -> pd.DataFrame:
+        """One row per burst of burst-synchronized sources: start, end, time (else empty)."""
+        return self._workload_table("burst")
+
+    def _workload_table(self, kind: str) -> pd.DataFrame:
+        """The table of traffic kind `kind` ("jobs" or "burst"), empty under other kinds."""
+        if self.config.traffic.kind != kind:
+            return pd.DataFrame()
+        return table_to_dataframe(self._run.table("jobs" if kind == "jobs" else "bursts"))
+
     def write(self, outdir: str | os.PathLike[str]) -> Path:
         """Write summary.json (NaN written as null), config.json (core units), endpoints.parquet
         and links.parquet."""
         outdir = Path(outdir)
         outdir.mkdir(parents=True, exist_ok=True)
-        summary = {key: _finite_or_none(value) for key, value in self.summary.items()}
+        summary: dict[str, Any] = {
+            key: _finite_or_none(value) for key, value in self.summary.items()
+        }
+        if len(self.jobs):
+            summary["jobs_detail"] = [
+                {key: _finite_or_none(value) for key, value in row.items()}
+                for row in self.jobs.astype(object).to_dict(orient="records")
+            ]
         (outdir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         (outdir / "config.json").write_text(json.dumps(self.config.to_core(), indent=2) + "\n")
         self.endpoints.to_parquet(outdir / "endpoints.parquet", engine="pyarrow", index=False)
         self.links.to_parquet(outdir / "links.parquet", engine="pyarrow", index=False)
+        for name in ("jobs", "bursts"):
+            table = getattr(self, name)
+            if len(table):
+                table.to_parquet(outdir / f"{name}.parquet", engine="pyarrow", index=False)
         return outdir
 
     def __repr__(self) -> str:
+        traffic = self.config.traffic
+        workload = f"load {traffic.load}" if traffic.kind == "synthetic" else traffic.kind
         return (
-            f"<Result {topology_label(self.config.topology)}, load {self.config.traffic.load}: "
+            f"<Result {topology_label(self.config.topology)}, {workload}: "
             f"{len(self.summary)} summary statistics>"
         )
 

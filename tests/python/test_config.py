@@ -27,6 +27,7 @@ MINIMAL_CORE = {
         "injection_latency_ps": 20_000,
         "mtu_bytes": 4096,
         "header_bytes": 32,
+        "max_outstanding_packets": 0,
     },
     "traffic": {
         "kind": "synthetic",
@@ -130,6 +131,7 @@ def test_full_toml_to_core(tmp_path):
         "injection_latency_ps": 10_000,
         "mtu_bytes": 1024,
         "header_bytes": 16,
+        "max_outstanding_packets": 0,
     }
     assert core["traffic"] == {
         "kind": "synthetic",

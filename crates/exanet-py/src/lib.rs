@@ -6,8 +6,8 @@ use exanet_core::config::TopologyConfig;
 use exanet_core::describe::{describe_topology as describe_topology_core, DescribeOptions, Method};
 use exanet_core::stats::{Table, Value};
 use exanet_core::{
-    check_routing as check_routing_core, describe, simulate, Config, DeadlockReport, RunOutput,
-    SimError, StuckChannel,
+    check_routing as check_routing_core, describe, job_program as job_program_core, simulate,
+    Config, DeadlockReport, RunOutput, SimError, StallReport, StuckChannel,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
@@ -26,6 +26,28 @@ create_exception!(
     PyRuntimeError,
     "The watchdog stopped a deadlocked run."
 );
+create_exception!(
+    _core,
+    StalledError,
+    PyRuntimeError,
+    "A message-passing program that can never finish."
+);
+
+fn stalled_to_py(py: Python<'_>, report: &StallReport) -> PyResult<PyErr> {
+    let ranks = PyList::empty(py);
+    for r in &report.ranks {
+        let d = PyDict::new(py);
+        d.set_item("job", &r.job)?;
+        d.set_item("rank", r.rank)?;
+        d.set_item("operation", r.operation)?;
+        d.set_item("waiting_for", &r.waiting_for)?;
+        ranks.append(d)?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("time_ns", report.time_ps as f64 / 1000.0)?;
+    d.set_item("ranks", ranks)?;
+    Ok(StalledError::new_err((report.to_string(), d.unbind())))
+}
 
 fn config_error(e: exanet_core::ConfigError) -> PyErr {
     ConfigError::new_err((e.key, e.value, e.expected))
@@ -106,14 +128,17 @@ impl RunResult {
         Ok(d)
     }
 
-    /// Table `"endpoints"` or `"links"` as column buffers.
+    /// Table `"endpoints"`, `"links"`, `"jobs"` or `"bursts"` as column buffers.
     fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
         let table = match name {
             "endpoints" => py.detach(|| self.output.endpoints()),
             "links" => py.detach(|| self.output.links()),
+            "jobs" => self.output.jobs_table(),
+            "bursts" => self.output.bursts(),
             other => {
                 return Err(PyKeyError::new_err(format!(
-                    "no table {other:?}: the tables are \"endpoints\" and \"links\""
+                    "no table {other:?}: the tables are \"endpoints\", \"links\", \"jobs\" \
+                     and \"bursts\""
                 )))
             }
         };
@@ -272,9 +297,24 @@ fn run(
         Ok(output) => Ok(RunResult { output }),
         Err(SimError::Config(e)) => Err(config_error(e)),
         Err(SimError::Deadlock(report)) => Err(deadlock_to_py(py, &report)?),
+        Err(SimError::Stalled(report)) => Err(stalled_to_py(py, &report)?),
         Err(SimError::Interrupted) => Err(callback_error
             .unwrap_or_else(|| PyRuntimeError::new_err("the simulation was interrupted"))),
     }
+}
+
+/// The operations of job `job` of a core-JSON jobs config, as trace columns.
+#[pyfunction]
+fn job_program<'py>(
+    py: Python<'py>,
+    config_json: &str,
+    job: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let config = parse(config_json)?;
+    let table = py
+        .detach(|| job_program_core(&config, job))
+        .map_err(config_error)?;
+    table_to_py(py, &table)
 }
 
 #[pymodule]
@@ -283,8 +323,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(describe_topology, m)?)?;
     m.add_function(wrap_pyfunction!(check_routing, m)?)?;
+    m.add_function(wrap_pyfunction!(job_program, m)?)?;
     m.add_class::<RunResult>()?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;
+    m.add("StalledError", m.py().get_type::<StalledError>())?;
     Ok(())
 }

@@ -102,7 +102,8 @@ impl Parts {
                 format!("{}B", config.router.vc_buffer_bytes),
                 format!(
                     "at least the largest packet, {largest_packet} B (payload up to nic.mtu plus \
-                     nic.header): virtual cut-through admits only whole packets into a buffer"
+                     nic.header): virtual cut-through admits only whole packets into a buffer; \
+                     raise router.vc_buffer or lower nic.mtu"
                 ),
             ));
         }

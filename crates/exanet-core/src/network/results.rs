@@ -336,10 +336,10 @@ impl RunOutput {
         let j = &self.jobs;
         let ns = |ps: Time| ps as f64 / PS_PER_NS;
         let opt_ns = |ps: Option<Time>| ps.map_or(f64::NAN, ns);
-        let slowdown = |base: Option<Time>, job: &JobResult| {
-            base.map_or(f64::NAN, |b| {
-                job.completion_ps() as f64 / (b as f64).max(1.0)
-            })
+        // An ideal run of a job without compute or overheads takes no time: no slowdown.
+        let slowdown = |base: Option<Time>, job: &JobResult| match base {
+            Some(b) if b > 0 => job.completion_ps() as f64 / b as f64,
+            _ => f64::NAN,
         };
         let names: Vec<String> = j.iter().map(|x| x.name.clone()).collect();
         let mut apps: Vec<String> = Vec::new();

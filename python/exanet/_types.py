@@ -1,0 +1,32 @@
+"""Field types shared by the config schema's sections: quantities written with units and held in
+core units (integer picoseconds, bytes, bytes per second), and the base of every section."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+
+from exanet.units import (
+    format_bandwidth_bytes_per_s,
+    format_size_bytes,
+    format_time_ps,
+    parse_bandwidth_bytes_per_s,
+    parse_size_bytes,
+    parse_time_ps,
+)
+
+TimePs = Annotated[int, BeforeValidator(parse_time_ps), PlainSerializer(format_time_ps)]
+PositiveTimePs = Annotated[TimePs, Field(gt=0)]
+BandwidthBytesPerS = Annotated[  # a bandwidth is never zero
+    int,
+    BeforeValidator(parse_bandwidth_bytes_per_s),
+    PlainSerializer(format_bandwidth_bytes_per_s),
+    Field(gt=0),
+]
+SizeBytes = Annotated[int, BeforeValidator(parse_size_bytes), PlainSerializer(format_size_bytes)]
+PositiveSizeBytes = Annotated[SizeBytes, Field(gt=0)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)

@@ -1,0 +1,42 @@
+"""Message-passing traces: the exanet trace format and importers, all giving a `Program`.
+
+- `.parquet`, `.csv`: the exanet trace format (`exanet_format`);
+- `.goal`: GOAL schedules of LogGOPSim / ATLAHS (`goal`);
+- `<prefix>` with files `<prefix>.0.et`, `<prefix>.1.et`, ...: Chakra execution traces (`chakra`).
+
+docs/traces.md describes the format and each importer's mapping.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from exanet.errors import ConfigError
+from exanet.program import Program
+from exanet.traces.chakra import read_chakra, write_chakra
+from exanet.traces.exanet_format import read_trace, write_trace
+from exanet.traces.goal import read_goal
+
+__all__ = ["load_trace", "read_chakra", "read_goal", "read_trace", "write_chakra", "write_trace"]
+
+FORMATS = (
+    "a .parquet or .csv exanet trace, a .goal GOAL schedule, or a Chakra trace "
+    "(the prefix of, or one of, the files <prefix>.0.et, <prefix>.1.et, ...)"
+)
+
+
+def load_trace(path: str | Path, ranks: int | None = None, *, key: str = "trace") -> Program:
+    """Read the trace at `path`, choosing the reader by its name; `ranks`, if given, must match
+    the trace's rank count. The program is not validated: call `validate(key)` on it."""
+    path = Path(path)
+    if path.suffix in (".parquet", ".csv"):
+        program = read_trace(path)
+    elif path.suffix == ".goal":
+        program = read_goal(path)
+    elif path.suffix == ".et" or Path(f"{path}.0.et").is_file():
+        program = read_chakra(path, ranks)
+    else:
+        raise ConfigError(key, str(path), FORMATS)
+    if ranks is not None and program.ranks != ranks:
+        raise ConfigError(key, f"{path} ({program.ranks} ranks)", f"a trace of {ranks} ranks")
+    return program

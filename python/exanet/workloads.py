@@ -1,0 +1,323 @@
+"""The [traffic] kinds beyond open-loop synthetic traffic: burst-synchronized sources and
+message-passing jobs (built-in applications, Python programs, traces) with their placement.
+
+docs/workloads.md documents every key; the core runs the programs (crates/exanet-core/src/workload).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
+
+from exanet._types import PositiveSizeBytes, SizeBytes, TimePs, _Section
+from exanet._validation import FieldError
+from exanet.errors import ConfigError
+
+TrafficPattern = Literal[
+    "uniform",
+    "transpose",
+    "shuffle",
+    "bit_reverse",
+    "bit_complement",
+    "tornado",
+    "neighbor",
+    "random_permutation",
+    "group_shift",
+    "hotspot",
+]
+
+
+class _PatternTraffic(_Section):
+    pattern: TrafficPattern = "uniform"
+    packet: PositiveSizeBytes = Field(
+        "256B", description="payload of each message; larger than nic.mtu means segmented"
+    )
+    hotspot_endpoints: list[Annotated[StrictInt, Field(ge=0)]] = Field(
+        default_factory=lambda: [0], min_length=1, description="targets of the hotspot pattern"
+    )
+    hotspot_fraction: Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
+        0.1, description="share of messages sent to the hotspot endpoints, in [0, 1]"
+    )
+
+    def _pattern_core(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "pattern": self.pattern,
+            "packet_bytes": self.packet,
+            "hotspot_endpoints": list(self.hotspot_endpoints),
+            "hotspot_fraction": self.hotspot_fraction,
+        }
+
+
+class SyntheticTraffic(_PatternTraffic):
+    """Open-loop traffic: every endpoint injects messages by a random process and pattern."""
+
+    kind: Literal["synthetic"] = "synthetic"
+    process: Literal["bernoulli", "poisson"] = "bernoulli"
+    load: Annotated[StrictFloat, Field(gt=0, le=1)] = Field(
+        description="offered load as a fraction of the injection bandwidth, 0 < load <= 1"
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {**self._pattern_core(), "process": self.process, "load": self.load}
+
+
+class BurstTraffic(_PatternTraffic):
+    """Burst-synchronized sources (002): every endpoint sends the same budget of packets as
+    fast as the network accepts; a burst ends when all have arrived; bursts follow back to
+    back. The run lasts until the last burst ends ([run] windows do not apply)."""
+
+    kind: Literal["burst"] = "burst"
+    packets_per_burst: Annotated[StrictInt, Field(ge=1)] = Field(
+        1000, description="packets each endpoint sends per burst (b)"
+    )
+    bursts: Annotated[StrictInt, Field(ge=1)] = Field(5, description="bursts back to back (k)")
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            **self._pattern_core(),
+            "packets_per_burst": self.packets_per_burst,
+            "bursts": self.bursts,
+        }
+
+
+#: Built-in applications: the message size each uses by default, and whether its size is the
+#: job's (the proxy applications of 004 Table 3 carry the paper's sizes).
+APP_DEFAULT_MESSAGE = {
+    "pingpong": "1KiB",
+    "allpingpong": "1KiB",
+    "allreduce": "1KiB",
+    "allgather": "1KiB",
+    "alltoall": "1KiB",
+    "bcast": "1KiB",
+    "reduce": "1KiB",
+    "barrier": "0B",
+    "halo2d": "1KiB",
+    "halo3d": "1KiB",
+    "random": "1KiB",
+    "pairs": "4MiB",
+    "spread": "2MiB",
+    "umesh": "2MiB",
+    "milc": "2MiB",
+    "pf3d": "2MiB",
+    "qbox": "1MiB",
+}
+App = Literal[
+    "pingpong",
+    "allpingpong",
+    "allreduce",
+    "allgather",
+    "alltoall",
+    "bcast",
+    "reduce",
+    "barrier",
+    "halo2d",
+    "halo3d",
+    "random",
+    "pairs",
+    "spread",
+    "umesh",
+    "milc",
+    "pf3d",
+    "qbox",
+]
+#: Partners per rank by default (004 Table 3: Spread ~23, UMesh ~9).
+APP_DEFAULT_PARTNERS = {"spread": 23, "umesh": 9}
+#: The algorithms of the collective each app runs (docs/workloads.md lists message counts).
+APP_ALGORITHMS = {
+    "allreduce": ("recursive_doubling", "ring", "rabenseifner"),
+    "allgather": ("ring", "recursive_doubling"),
+    "alltoall": ("pairwise", "bruck"),
+    "pf3d": ("pairwise", "bruck"),
+    "bcast": ("binomial",),
+    "reduce": ("binomial",),
+    "barrier": ("dissemination",),
+    "qbox": ("recursive_doubling", "ring", "rabenseifner"),
+}
+GRID_DIMENSIONS = {"halo2d": 2, "halo3d": 3, "milc": 4, "pf3d": 3, "qbox": 2}
+Placement = Literal["linear", "random_endpoints", "random_routers", "random_groups", "map"]
+
+
+class Job(_Section):
+    """One job: what it runs (app, program or trace), on how many ranks, and where."""
+
+    name: StrictStr | None = Field(None, description="defaults to job<index>")
+    app: App | None = Field(None, description="a built-in application")
+    program: StrictStr | None = Field(
+        None, description="a Python file defining the generator program(rank, size, **params)"
+    )
+    trace: StrictStr | None = Field(
+        None, description="a trace: .parquet/.csv exanet trace, .goal, or a Chakra prefix"
+    )
+    ranks: Annotated[StrictInt, Field(ge=1)] | None = Field(
+        None, description="ranks of the job (a trace gives its own)"
+    )
+    message: SizeBytes | None = Field(None, description="message size; the app's default")
+    iterations: Annotated[StrictInt, Field(ge=1)] = 1
+    compute: TimePs = Field("0ns", description="compute time before each iteration")
+    algorithm: StrictStr | None = Field(None, description="the collective's algorithm")
+    grid: list[Annotated[StrictInt, Field(ge=1)]] | None = Field(
+        None, description="process grid of halo2d/3d, milc, pf3d, qbox; a default shape"
+    )
+    partners: Annotated[StrictInt, Field(ge=1)] | None = Field(
+        None, description="partners per rank (spread: 23, umesh: 9)"
+    )
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="keyword arguments of a Python program"
+    )
+    placement: Placement = "linear"
+    map: list[Annotated[StrictInt, Field(ge=0)]] | None = Field(
+        None, description="rank i on endpoint map[i] (placement = map)"
+    )
+    start: TimePs = Field("0ns", description="when the job starts")
+
+    @model_validator(mode="after")
+    def _check(self) -> Job:
+        given = [k for k in ("app", "program", "trace") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise FieldError(
+                "app",
+                "exactly one of app (a built-in application), program (a Python file) or "
+                f"trace (a trace file); got {', '.join(given) or 'none'}",
+            )
+        if self.trace is None and self.ranks is None:
+            raise FieldError("ranks", "the number of ranks of the job, >= 1")
+        if self.map is not None and self.placement != "map":
+            if "placement" in self.model_fields_set:
+                raise FieldError("map", 'only with placement = "map" (or no placement)')
+            object.__setattr__(self, "placement", "map")
+        if self.placement == "map" and self.map is None:
+            raise FieldError("map", "the endpoint of every rank: map = [e0, e1, ...]")
+        if self.algorithm is not None:
+            valid = APP_ALGORITHMS.get(self.app or "", ())
+            if self.algorithm not in valid:
+                raise FieldError(
+                    "algorithm",
+                    f"one of {', '.join(valid)}"
+                    if valid
+                    else f"no algorithm: {self.app or 'a program'} chooses per operation",
+                )
+        if self.grid is not None:
+            dims = GRID_DIMENSIONS.get(self.app or "")
+            if dims is None:
+                raise FieldError("grid", "only for halo2d, halo3d, milc, pf3d and qbox")
+            if len(self.grid) != dims:
+                raise FieldError("grid", f"{dims} dimensions for {self.app}")
+        if self.partners is not None and self.app not in APP_DEFAULT_PARTNERS:
+            raise FieldError("partners", "only for spread and umesh")
+        return self
+
+    def to_core(self, index: int) -> dict[str, Any]:
+        core: dict[str, Any] = {
+            "name": self.name or f"job{index}",
+            "iterations": self.iterations,
+            "compute_ps": self.compute,
+            "placement": (
+                {"kind": "map", "endpoints": list(self.map)}
+                if self.placement == "map"
+                else {"kind": self.placement}
+            ),
+            "start_ps": self.start,
+        }
+        if self.app is not None:
+            message = self.message
+            if message is None:
+                from exanet.units import parse_size_bytes
+
+                message = parse_size_bytes(APP_DEFAULT_MESSAGE[self.app])
+            return {
+                **core,
+                "app": self.app,
+                "ranks": self.ranks,
+                "message_bytes": message,
+                "algorithm": self.algorithm,
+                "grid": list(self.grid or []),
+                "partners": self.partners or APP_DEFAULT_PARTNERS.get(self.app, 0),
+            }
+        program = self.load_program(index)
+        explicit = program.to_core()
+        ops = explicit["ops"]
+        ops["algorithm"] = [a or None for a in ops["algorithm"]]
+        return {**core, "app": "program", "ranks": explicit["ranks"], "ops": ops}
+
+    def load_program(self, index: int) -> Any:
+        """The job's operations as a `Program` (a Python program or a trace), validated."""
+        from exanet.program import Program
+        from exanet.traces import load_trace
+
+        if self.program is not None:
+            key = f"traffic.jobs[{index}].program"
+            try:
+                program = Program.from_file(self.program, self.ranks, self.params)
+            except ConfigError as exc:
+                raise ConfigError(key, exc.value, exc.expected) from None
+        elif self.trace is not None:
+            key = f"traffic.jobs[{index}].trace"
+            program = load_trace(self.trace, self.ranks, key=key)
+        else:
+            raise ConfigError(f"traffic.jobs[{index}].app", "(none)", "an app, program or trace")
+        return program.validate(key)
+
+
+class JobsTraffic(_Section):
+    """Message-passing jobs sharing the machine. The run lasts until every job has finished
+    ([run] windows do not apply)."""
+
+    kind: Literal["jobs"] = "jobs"
+    jobs: list[Job] = Field(min_length=1, description="the jobs, each a [[traffic.jobs]] table")
+    eager_limit: SizeBytes = Field(
+        "16KiB", description="largest message sent eagerly; larger ones use rendezvous"
+    )
+    send_overhead: TimePs = Field("0ns", description="host CPU time to post a send")
+    recv_overhead: TimePs = Field(
+        "0ns", description="host CPU time from a message's arrival to its receive completing"
+    )
+    alone: StrictBool = Field(
+        False, description="also run every job alone (same placement) for slowdown_vs_alone"
+    )
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> JobsTraffic:
+        names = [job.name or f"job{i}" for i, job in enumerate(self.jobs)]
+        for i, name in enumerate(names):
+            if names.index(name) != i:
+                raise FieldError("jobs", f"distinct job names; {name!r} is used twice")
+        return self
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "kind": "jobs",
+            "jobs": [job.to_core(i) for i, job in enumerate(self.jobs)],
+            "eager_limit_bytes": self.eager_limit,
+            "send_overhead_ps": self.send_overhead,
+            "recv_overhead_ps": self.recv_overhead,
+            "alone": self.alone,
+        }
+
+
+Traffic = Annotated[SyntheticTraffic | BurstTraffic | JobsTraffic, Field(discriminator="kind")]
+TRAFFIC_DESCRIPTION = (
+    "the workload; kind = synthetic (needs load), burst or jobs (docs/workloads.md)"
+)
+
+
+def resolve_job_paths(traffic: Any, base_dir: str) -> Any:
+    """[traffic] with its jobs' program and trace paths made relative to `base_dir`."""
+    if not isinstance(traffic, Mapping) or not isinstance(traffic.get("jobs"), list):
+        return traffic
+    jobs = []
+    for job in traffic["jobs"]:
+        if isinstance(job, Mapping):
+            job = {
+                **job,
+                **{
+                    k: os.path.join(base_dir, job[k])
+                    for k in ("program", "trace")
+                    if isinstance(job.get(k), str)
+                },
+            }
+        jobs.append(job)
+    return {**traffic, "jobs": jobs}

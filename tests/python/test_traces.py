@@ -1,0 +1,422 @@
+import gzip
+import struct
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+import exanet
+from exanet.errors import ConfigError
+from exanet.program import (
+    Program,
+    allgather,
+    alltoall,
+    barrier,
+    bcast,
+    comm,
+    compute,
+    irecv,
+    isend,
+    recv,
+    reduce,
+    send,
+    wait,
+    waitall,
+)
+from exanet.traces import load_trace, read_goal, read_trace, write_chakra, write_trace
+from exanet.traces.chakra import ChakraNode, decode_chakra, read_chakra
+from exanet.traces.samples import pingpong, ring_allreduce, train_step
+
+SAMPLES = Path(exanet.__file__).parent / "data" / "traces"
+
+
+def everything(rank, size):
+    """Every op and column: communicators, algorithms, wildcards, fractional compute times."""
+    yield comm(1) if rank < 2 else comm(2)
+    yield compute(0.125)
+    if rank == 0:
+        yield recv()
+        r = yield irecv(2, "1KiB", tag=9)
+        yield wait(r)
+    elif rank in (1, 2):
+        yield send(0, 64, tag=rank)
+        if rank == 2:
+            yield isend(0, "1KiB", tag=9)
+            yield waitall()
+    yield bcast("4KiB", root=1, comm=1 if rank < 2 else 2, algorithm="binomial")
+    yield allgather(100, algorithm="recursive_doubling")
+    yield barrier(algorithm="dissemination")
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_exanet_format_round_trip(tmp_path, suffix):
+    program = Program.from_generator(everything, 4).validate()
+    path = tmp_path / f"trace{suffix}"
+    write_trace(program, path)
+    back = read_trace(path)
+    assert back.ranks == 4
+    pd.testing.assert_frame_equal(back.sorted(), program.sorted())
+    assert back.validate().to_core() == program.to_core()
+
+
+def test_file_layouts_and_row_order(tmp_path):
+    program = Program.from_generator(pingpong, 3)
+    write_trace(program, tmp_path / "p.parquet")
+    assert pq.read_schema(tmp_path / "p.parquet").metadata[b"exanet.ranks"] == b"3"
+    write_trace(program, tmp_path / "p.csv")
+    lines = (tmp_path / "p.csv").read_text().splitlines()
+    assert lines[0] == "# exanet-trace ranks=3"
+    assert lines[1] == "rank,seq,op,peer,bytes,tag,compute_ns,communicator,request,algorithm"
+    assert lines[2] == "0,0,send,1,4096,0,0.0,0,-1,"
+    # rows may come in any order
+    (tmp_path / "shuffled.csv").write_text("\n".join([lines[0], lines[1], *lines[:1:-1]]) + "\n")
+    shuffled = read_trace(tmp_path / "shuffled.csv")
+    assert shuffled.to_core() == program.to_core()
+
+
+def write_csv(
+    path, header="# exanet-trace ranks=2", columns=None, rows=("0,0,compute,-1,0,0,5.0,0,-1,",)
+):
+    columns = columns or "rank,seq,op,peer,bytes,tag,compute_ns,communicator,request,algorithm"
+    path.write_text("\n".join([header, columns, *rows]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "value", "expected"),
+    [
+        ({"header": "rank,seq"}, "first line 'rank,seq'", "# exanet-trace ranks=N"),
+        (
+            {
+                "columns": "rank,seq,op,peer,bytes,compute_ns,communicator,request,algorithm",
+                "rows": ["0,0,compute,-1,0,5.0,0,-1,"],
+            },
+            "columns rank, seq, op",
+            "(missing: tag)",
+        ),
+        ({"rows": ["0,0,compute,-1,0,0,five,0,-1,"]}, "column compute_ns row 0: 'five'", "number"),
+        ({"rows": ["0,0,send,1,8,0,0,0,-1,", "1,0,recv,0,x,0,0,0,-1,"]}, "bytes row 1", "int"),
+        ({"rows": ["0,0,fetch,-1,0,0,0,0,-1,"]}, "column op row 0: 'fetch'", "an op among"),
+    ],
+)
+def test_csv_errors_name_file_and_column(tmp_path, kwargs, value, expected):
+    path = write_csv(tmp_path / "bad.csv", **kwargs)
+    with pytest.raises(ConfigError) as info:
+        read_trace(path)
+    assert info.value.key == str(path)
+    assert value in info.value.value
+    assert expected in info.value.expected
+
+
+def test_parquet_errors_name_file_and_column(tmp_path):
+    frame = Program.from_generator(pingpong, 2).sorted()
+    path = tmp_path / "plain.parquet"
+    frame.to_parquet(path)
+    with pytest.raises(ConfigError, match=r"no exanet\.ranks") as info:
+        read_trace(path)
+    assert info.value.key == str(path)
+    program = Program(frame, 2)
+    program.ops["peer"] = program.ops["peer"].astype(str).replace("1", "one")
+    write_trace(program, path)
+    with pytest.raises(ConfigError, match="column peer row 0: 'one'"):
+        read_trace(path)
+    with pytest.raises(ConfigError, match="readable exanet trace"):
+        read_trace(tmp_path / "missing.parquet")
+
+
+GOAL = """\
+// exchange with a dependency the file order would deadlock on
+num_ranks 2
+rank 0 {
+  r: recv 8b from 1 tag 3 cpu 0 nic 0   /* a comment */
+  c: calc 250 cpu 1
+  c requires r
+  s: send 16b to 1
+  w: recv 4b from -1 tag -1
+  w irequires c
+}
+/* rank 1 mirrors rank 0,
+   with labels used before they are defined */
+rank 1 {
+  c requires r
+  r: recv 16b from 0
+  c: calc 100
+  send 8b to 0 tag 3
+  send 4b to 0 tag 11
+}
+"""
+
+
+def test_goal_schedule_to_sequential_program(tmp_path):
+    path = tmp_path / "x.goal"
+    path.write_text(GOAL)
+    program = read_goal(path).validate()
+    ops = program.sorted()
+    rows = list(
+        ops[["rank", "op", "peer", "bytes", "tag", "compute_ns", "request"]].itertuples(
+            index=False, name=None
+        )
+    )
+    assert rows == [
+        (0, "irecv", 1, 8, 3, 0.0, 0),
+        (0, "isend", 1, 16, 0, 0.0, 1),  # needs no wait: issued before c waits for r
+        (0, "wait", -1, 0, 0, 0.0, 0),
+        (0, "compute", -1, 0, 0, 250.0, -1),
+        (0, "irecv", -1, 4, -1, 0.0, 2),
+        (0, "waitall", -1, 0, 0, 0.0, -1),
+        (1, "irecv", 0, 16, 0, 0.0, 0),
+        (1, "isend", 0, 8, 3, 0.0, 1),
+        (1, "isend", 0, 4, 11, 0.0, 2),
+        (1, "wait", -1, 0, 0, 0.0, 0),
+        (1, "compute", -1, 0, 0, 100.0, -1),
+        (1, "waitall", -1, 0, 0, 0.0, -1),
+    ]  # fmt: skip
+
+
+def test_goal_sample_halo():
+    program = load_trace(SAMPLES / "halo.goal").validate()
+    assert program.ranks == 4
+    rank0 = program.sorted().query("rank == 0")
+    assert rank0["op"].tolist() == (
+        ["irecv", "irecv", "isend", "isend", "compute", "wait", "wait", "compute"] * 2 + ["waitall"]
+    )
+    assert rank0["peer"].tolist()[:4] == [3, 1, 1, 3]
+    assert rank0["compute_ns"].tolist()[4::8][:2] == [20000.0, 20000.0]
+    assert rank0.query("op == 'wait'")["request"].tolist() == [0, 1, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "value", "expected"),
+    [
+        ("rank 0 {\n}\n", 1, '"rank 0 {"', "num_ranks <N>"),
+        ("num_ranks 2\nrank 0 {\nl1: sned 8b to 1\n}\n", 3, '"l1: sned 8b to 1"', "an operation"),
+        ("num_ranks 2\nrank 0 {\nl1: send 8b from 1\n}\n", 3, "send 8b from 1", '"send <size>b to'),
+        ("num_ranks 2\nrank 0 {\nl1: send 8b to 2\n}\n", 3, "to 2", "a rank in 0..1"),
+        ("num_ranks 2\nrank 0 {\nl1: recv 8b from 1 tag -2\n}\n", 3, "tag -2", "an operation"),
+        ("num_ranks 2\nrank 2 {\n}\n", 2, '"rank 2 {"', "a rank in 0..1"),
+        ("num_ranks 2\nrank 0 {\nl1: calc 5\nl1: calc 6\n}\n", 4, "l1: calc 6", "a label not"),
+        ("num_ranks 2\nrank 0 {\nl1: calc 5\nl1 requires l9\n}\n", 4, "l9", "labels defined"),
+        ("num_ranks 2\nsend 8b to 1\n", 2, '"send 8b to 1"', '"rank <R> {"'),
+    ],
+)
+def test_goal_parse_errors_name_file_and_line(tmp_path, text, line, value, expected):
+    path = tmp_path / "bad.goal"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        read_goal(path)
+    assert info.value.key == f"{path} line {line}"
+    assert value in info.value.value
+    assert expected in info.value.expected
+
+
+def test_goal_structure_errors(tmp_path):
+    path = tmp_path / "bad.goal"
+    path.write_text("num_ranks 1\nrank 0 {\nl1: calc 5\n")
+    with pytest.raises(ConfigError, match='a "}" closing the block of rank 0'):
+        read_goal(path)
+    path.write_text("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 2\na requires b\nb requires a\n}\n")
+    with pytest.raises(ConfigError, match="without a cycle") as info:
+        read_goal(path)
+    assert info.value.key == f"{path} rank 0"
+
+
+def collectives_and_messages(rank, size):
+    yield compute("3us")
+    r = yield irecv((rank - 1) % size, 512, tag=1)
+    s = yield isend((rank + 1) % size, 512, tag=1)
+    yield compute("1us")
+    yield wait(r)
+    yield alltoall(64)
+    yield bcast("1KiB")
+    yield wait(s)
+    yield reduce(8)
+    yield send((rank + 1) % size, 4, tag=2)
+    yield recv((rank - 1) % size, 4, tag=2)
+    yield allgather(16)
+    t = yield isend((rank + 1) % size, 1, tag=3)
+    yield irecv((rank - 1) % size, 1, tag=3)
+    yield barrier()
+    yield wait(t)
+    yield waitall()
+
+
+def test_chakra_write_read_round_trip(tmp_path):
+    program = Program.from_generator(train_step, 3)
+    files = write_chakra(program, tmp_path / "step")
+    assert [f.name for f in files] == ["step.0.et", "step.1.et", "step.2.et"]
+    pd.testing.assert_frame_equal(read_chakra(tmp_path / "step").sorted(), program.sorted())
+
+    program = Program.from_generator(collectives_and_messages, 3)
+    write_chakra(program, tmp_path / "mix")
+    back = read_chakra(tmp_path / "mix.1.et").validate()
+    rank1 = back.sorted().query("rank == 1")
+    # blocking send/recv come back as isend/irecv + wait, the trailing waits as one waitall
+    assert rank1["op"].tolist() == [
+        "compute", "irecv", "isend", "compute", "wait", "alltoall", "bcast", "wait", "reduce",
+        "isend", "wait", "irecv", "wait", "allgather", "isend", "irecv", "barrier", "waitall",
+    ]  # fmt: skip
+    assert rank1.query("op == 'alltoall'")["bytes"].tolist() == [64]
+    assert rank1.query("op == 'wait'")["request"].tolist() == [0, 1, 2, 3]
+
+
+def varint(value):
+    out = b""
+    while value >= 0x80:
+        out += bytes([value & 0x7F | 0x80])
+        value >>= 7
+    return out + bytes([value])
+
+
+def message(*parts):
+    body = b"".join(parts)
+    return varint(len(body)) + body
+
+
+def attribute(name, tag, value):
+    """An AttributeProto as field 10 of a Node: name (field 1) and one value field."""
+    body = b"\x0a" + varint(len(name)) + name.encode() + tag + value
+    return b"\x52" + varint(len(body)) + body
+
+
+# AttributeProto value field keys (field number << 3 | wire type) as varints
+INT32, INT64, UINT64, SINT32 = b"\x38", b"\x48", b"\x68", b"\x78"  # fields 7, 9, 13, 15
+FIXED64, BOOL = b"\xa9\x01", b"\xd8\x01"  # fields 21, 27
+
+METADATA = message(b"\x0a\x05" + b"0.0.4")  # GlobalMetadata.version
+
+
+def hand_built_rank0():
+    return METADATA + b"".join(
+        [
+            # id 1, name "fwd", type COMP_NODE (4), duration_micros 5
+            message(b"\x08\x01", b"\x12\x03fwd", b"\x18\x04", b"\x38\x05"),
+            # id 2, COMM_SEND_NODE (5), data_deps 1 (unpacked), ctrl_deps [1] (packed)
+            message(
+                b"\x08\x02",
+                b"\x18\x05",
+                b"\x28\x01",
+                b"\x22\x01\x01",
+                attribute("comm_dst", INT32, b"\x01"),  # 1
+                attribute("comm_size", UINT64, b"\xac\x02"),  # 300
+                attribute("comm_tag", SINT32, b"\x0e"),  # 7 (zigzag: 14)
+                attribute("is_cpu_op", BOOL, b"\x00"),  # false
+            ),
+            # id 3, COMM_COLL_NODE (7), data_deps [2] (packed), ALL_REDUCE of 1024 B (fixed64)
+            message(
+                b"\x08\x03",
+                b"\x18\x07",
+                b"\x2a\x01\x02",
+                attribute("comm_type", INT64, b"\x00"),
+                attribute("comm_size", FIXED64, struct.pack("<Q", 1024)),
+            ),
+        ]
+    )
+
+
+def test_chakra_hand_built_byte_stream():
+    rank0 = hand_built_rank0()
+    assert decode_chakra(rank0) == [
+        ChakraNode(id=1, name="fwd", type=4, duration_micros=5),
+        ChakraNode(
+            id=2,
+            type=5,
+            ctrl_deps=[1],
+            data_deps=[1],
+            attrs={"comm_dst": 1, "comm_size": 300, "comm_tag": 7, "is_cpu_op": False},
+        ),
+        ChakraNode(id=3, type=7, data_deps=[2], attrs={"comm_type": 0, "comm_size": 1024}),
+    ]
+    assert decode_chakra(gzip.compress(rank0)) == decode_chakra(rank0)
+
+
+def test_chakra_files_to_program(tmp_path):
+    rank1 = METADATA + b"".join(
+        [
+            message(
+                b"\x08\x07",
+                b"\x18\x06",  # COMM_RECV_NODE from 0, tag 7, 300 B (int64_val)
+                attribute("comm_src", INT32, b"\x00"),
+                attribute("comm_size", INT64, b"\xac\x02"),
+                attribute("comm_tag", INT32, b"\x07"),
+            ),
+            message(b"\x08\x09", b"\x18\x01"),  # METADATA_NODE: no operation
+            message(
+                b"\x08\x08",
+                b"\x18\x07",
+                b"\x2a\x02\x07\x09",
+                attribute("comm_type", INT64, b"\x00"),
+                attribute("comm_size", INT64, b"\x80\x08"),
+            ),
+        ]
+    )
+    (tmp_path / "t.0.et").write_bytes(hand_built_rank0())
+    (tmp_path / "t.1.et").write_bytes(rank1)
+    program = load_trace(tmp_path / "t", ranks=2).validate()
+    rows = list(
+        program.sorted()[
+            ["rank", "op", "peer", "bytes", "tag", "compute_ns", "request"]
+        ].itertuples(index=False, name=None)
+    )
+    assert rows == [
+        (0, "compute", -1, 0, 0, 5000.0, -1),
+        (0, "isend", 1, 300, 7, 0.0, 0),
+        (0, "wait", -1, 0, 0, 0.0, 0),
+        (0, "allreduce", -1, 1024, 0, 0.0, -1),
+        (1, "irecv", 0, 300, 7, 0.0, 0),
+        (1, "wait", -1, 0, 0, 0.0, 0),
+        (1, "allreduce", -1, 1024, 0, 0.0, -1),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("node", "value", "expected"),
+    [
+        (
+            message(b"\x08\x04\x12\x02rs\x18\x07", attribute("comm_type", INT64, b"\x07")),
+            "node 4 ('rs', COMM_COLL_NODE): REDUCE_SCATTER",
+            "a collective among ALL_REDUCE",
+        ),
+        (message(b"\x08\x05", b"\x18\x02"), "node 5 ('', MEM_LOAD_NODE)", "a node type exanet"),
+        (message(b"\x08\x06", b"\x18\x05"), "node 6 ('', COMM_SEND_NODE)", "attribute comm_dst"),
+        (message(b"\x08\x06", b"\x18\x04", b"\x28\x09"), "depends on 9", "ids of nodes"),
+        (message(b"\x08\x06", b"\x18\x04")[:-1], "unreadable", "runs past the end"),
+    ],
+)
+def test_chakra_errors_name_the_node(tmp_path, node, value, expected):
+    (tmp_path / "bad.0.et").write_bytes(METADATA + node)
+    with pytest.raises(ConfigError) as info:
+        read_chakra(tmp_path / "bad")
+    assert info.value.key == str(tmp_path / "bad.0.et")
+    assert value in info.value.value
+    assert expected in info.value.expected
+
+
+def test_write_chakra_refuses_what_chakra_cannot_say(tmp_path):
+    def sub_microsecond(rank, size):
+        yield compute(1.5)
+
+    with pytest.raises(ConfigError, match="whole microseconds"):
+        write_chakra(Program.from_generator(sub_microsecond, 1), tmp_path / "x")
+    with pytest.raises(ConfigError, match="no communicators, algorithms"):
+        write_chakra(Program.from_generator(everything, 4), tmp_path / "x")
+
+
+def test_load_trace_dispatch_and_samples_match_their_generators(tmp_path):
+    cases = {
+        "pingpong.csv": Program.from_generator(pingpong, 2),
+        "ring_allreduce.parquet": Program.from_generator(ring_allreduce, 4),
+        "train_step": Program.from_generator(train_step, 2),
+        "train_step.1.et": Program.from_generator(train_step, 2),
+    }
+    for name, expected in cases.items():
+        program = load_trace(SAMPLES / name).validate()
+        pd.testing.assert_frame_equal(program.sorted(), expected.sorted())
+    assert all(path.stat().st_size < 8192 for path in SAMPLES.iterdir())
+    with pytest.raises(ConfigError, match="a trace of 3 ranks") as info:
+        load_trace(SAMPLES / "pingpong.csv", ranks=3, key="traffic.jobs[1].trace")
+    assert info.value.key == "traffic.jobs[1].trace"
+    with pytest.raises(ConfigError, match=r"\.goal GOAL schedule"):
+        load_trace(tmp_path / "trace.json")
+    with pytest.raises(ConfigError, match="3 files"):
+        load_trace(SAMPLES / "train_step", ranks=3)
