@@ -10,6 +10,7 @@ ask the core for the summary only, so the figures measure the simulator, not its
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from rich.table import Table
 from exanet.api import simulate
 from exanet.cli import reporting_errors
 from exanet.display import format_si
-from exanet.units import format_time_ps, parse_time_ps
+from exanet.units import format_time_ps, parse_size_bytes, parse_time_ps
 
 BASELINE = "baseline"
 _RUN_TIME_KEYS = ("warmup", "measure", "duration")
@@ -95,6 +96,23 @@ def _routing_scenario(
     )
 
 
+def _jobs_scenario(name: str, description: str, jobs: list[dict[str, Any]]) -> Scenario:
+    """Message-passing jobs on a dragonfly of 4,224 endpoints (p=8 a=16 h=8 g=33), UGAL-L,
+    3 VCs of 64 KiB, 4 KiB packets: the run lasts until the jobs finish."""
+    return Scenario(
+        name=name,
+        description=description,
+        config={
+            "topology": {"kind": "dragonfly", "p": 8, "a": 16, "h": 8, "g": 33},
+            "routing": {"kind": "ugal_l"},
+            "router": {"vcs": 3, "vc_buffer": "64KiB"},
+            "links": {"bandwidth": "25GB/s"},
+            "traffic": {"kind": "jobs", "jobs": jobs},
+            "run": {},
+        },
+    )
+
+
 SCENARIOS = {
     scenario.name: scenario
     for scenario in (
@@ -132,14 +150,46 @@ SCENARIOS = {
             2,
             0.08,
         ),
+        _jobs_scenario(
+            "i",
+            "dragonfly 4,224 endpoints, AllReduce 1 MiB (Rabenseifner) on 4,096 ranks",
+            [{"app": "allreduce", "ranks": 4096, "message": "1MiB", "algorithm": "rabenseifner"}],
+        ),
+        _jobs_scenario(
+            "j",
+            "dragonfly 4,224 endpoints, 004-style mix: MILC-comm 2,048 + pF3D-comm 2,000 ranks, "
+            "256 KiB, random placement",
+            [
+                {
+                    "app": "milc",
+                    "ranks": 2048,
+                    "message": "256KiB",
+                    "placement": "random_endpoints",
+                },
+                {
+                    "app": "pf3d",
+                    "ranks": 2000,
+                    "message": "256KiB",
+                    "placement": "random_endpoints",
+                },
+            ],
+        ),
     )
 }
 
 
 def scenario_config(scenario: Scenario, quick: bool) -> dict[str, Any]:
-    """The scenario's config; `quick` divides its run times by QUICK_TIME_DIVISOR."""
+    """The scenario's config; `quick` divides its run times (message sizes, for jobs) by
+    QUICK_TIME_DIVISOR."""
     if not quick:
         return scenario.config
+    traffic = scenario.config["traffic"]
+    if traffic.get("kind") == "jobs":
+        jobs = [
+            {**job, "message": parse_size_bytes(job["message"]) // QUICK_TIME_DIVISOR}
+            for job in traffic["jobs"]
+        ]
+        return {**scenario.config, "traffic": {**traffic, "jobs": jobs}}
     run = {
         key: format_time_ps(parse_time_ps(value) // QUICK_TIME_DIVISOR)
         if key in _RUN_TIME_KEYS
@@ -154,7 +204,8 @@ def _run_child(name: str, quick: bool) -> dict[str, Any]:
     if name == BASELINE:
         return {}
     summary = simulate(scenario_config(SCENARIOS[name], quick)).summary
-    return {key: summary[key] for key in _CHILD_FIGURES}
+    messages_per_s = summary.get("messages_sent", math.nan) / max(summary["wall_s"], 1e-9)
+    return {**{key: summary[key] for key in _CHILD_FIGURES}, "messages_per_s": messages_per_s}
 
 
 def _spawn_child(name: str, quick: bool) -> tuple[dict[str, Any], int]:
@@ -201,6 +252,7 @@ _COLUMN_FORMATS = {  # the columns of the benchmark table, in order
     "wall_s": "{:.2f}".format,
     "packet_hops_per_s": format_si,
     "events_per_s": format_si,
+    "messages_per_s": lambda v: "-" if math.isnan(v) else format_si(v),
     "peak_rss_mib": "{:,.1f}".format,
     "bytes_per_endpoint": "{:,.0f}".format,
 }
@@ -245,8 +297,8 @@ def bench(
     ] = None,
     child: Annotated[str | None, typer.Option(hidden=True)] = None,
 ) -> None:
-    """Measure simulator speed and memory on torus scenarios: (a) 8x8, (b) 32x32, (c) 64x64x64,
-    (d) 32x32x32x32 (1,048,576 endpoints)."""
+    """Measure simulator speed and memory: tori (a) 8x8, (b) 32x32, (c) 64x64x64, (d)
+    32x32x32x32 (1,048,576 endpoints); routing (e)-(h); message-passing jobs (i), (j)."""
     if child is not None:
         print(json.dumps(_run_child(child, quick)))
         return

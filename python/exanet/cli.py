@@ -15,7 +15,7 @@ import exanet
 from exanet import api
 from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
-from exanet.display import format_number, headline_table
+from exanet.display import format_number, headline_table, jobs_table
 from exanet.errors import DeadlockError, ExanetError
 from exanet.result import Result
 from exanet.units import format_bandwidth_bytes_per_s, format_size_bytes, format_time_ps
@@ -146,6 +146,8 @@ def run(
     if quiet:
         return
     stdout.print(headline_table(result.summary, title=f"exanet run {config.name}"))
+    if len(result.jobs):
+        stdout.print(jobs_table(result.jobs))
     if _undrained(result):
         stderr.print(
             "warning: the network did not drain within run.drain_limit; packets still in "

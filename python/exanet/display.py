@@ -31,6 +31,32 @@ def format_number(value: Any) -> str:
     return str(value)
 
 
+def _workload_rows(s: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Rows of burst-synchronized and message-passing runs."""
+    if "bursts" in s:
+        return (
+            (
+                "time per burst min / mean / max",
+                f"{s['burst_time_ns_min']:,.0f} / {s['burst_time_ns_mean']:,.0f} / "
+                f"{s['burst_time_ns_max']:,.0f} ns ({s['bursts']} bursts)",
+            ),
+            ("burst throughput", f"{s['burst_throughput_packets_per_ns']:.4g} packets/ns"),
+        )
+    if "jobs" in s:
+        return (
+            (
+                "jobs: last finished at",
+                f"{s['jobs_completion_ns_max']:,.0f} ns ({s['jobs']} jobs)",
+            ),
+            (
+                "messages / bytes sent",
+                f"{s['messages_sent']:,} / {format_si(s['bytes_sent'], 'B')}",
+            ),
+            ("communication rate", f"{s['communication_rate_gbytes_per_s']:.3f} GB/s"),
+        )
+    return ()
+
+
 def headline_table(summary: Mapping[str, Any], title: str | None = None) -> Table:
     """The key figures of a run summary; summary.json holds every statistic."""
     s = summary
@@ -58,6 +84,7 @@ def headline_table(summary: Mapping[str, Any], title: str | None = None) -> Tabl
             f"{s['littles_law_packets']:,.1f} = throughput x latency "
             f"({s['littles_law_error']:.1%} apart)",
         ),
+        *_workload_rows(s),
         ("events", f"{s['events']:,} ({format_si(s['events_per_s'], '/s')})"),
         ("packet-hops", f"{s['packet_hops']:,} ({format_si(s['packet_hops_per_s'], '/s')})"),
         ("wall time", f"{s['wall_s']:.2f} s"),
@@ -67,4 +94,31 @@ def headline_table(summary: Mapping[str, Any], title: str | None = None) -> Tabl
     table.add_column(justify="right")
     for label, value in rows:
         table.add_row(label, value)
+    return table
+
+
+#: Columns of the per-job table: (header, column, format).
+_JOB_COLUMNS = (
+    ("job", "name", "{}"),
+    ("app", "app", "{}"),
+    ("ranks", "ranks", "{:,}"),
+    ("completion ns", "completion_ns", "{:,.0f}"),
+    ("GB/s", "communication_rate_gbytes_per_s", "{:.3f}"),
+    ("vs ideal", "slowdown_vs_ideal", "{:.2f}x"),
+    ("vs alone", "slowdown_vs_alone", "{:.2f}x"),
+)
+
+
+def jobs_table(jobs: Any) -> Table:
+    """One row per message-passing job (a `Result.jobs` DataFrame); NaN shows as "-"."""
+    table = Table(title="jobs", header_style="bold")
+    for header, _, _ in _JOB_COLUMNS:
+        table.add_column(header, justify="right")
+    for row in jobs.to_dict(orient="records"):
+        table.add_row(
+            *(
+                "-" if isinstance(row[c], float) and row[c] != row[c] else spec.format(row[c])
+                for _, c, spec in _JOB_COLUMNS
+            )
+        )
     return table

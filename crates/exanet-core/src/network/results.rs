@@ -102,7 +102,9 @@ impl Network {
             "average_distance_hops",
             Value::F64(crate::describe::average_endpoint_distance(topo)),
         );
-        let mode = if self.config.run.duration_ps.is_some() {
+        let mode = if self.closed {
+            "closed"
+        } else if self.config.run.duration_ps.is_some() {
             "fixed"
         } else {
             "windowed"

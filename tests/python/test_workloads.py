@@ -1,0 +1,172 @@
+"""Burst-synchronized sources and message-passing jobs through the Python front end: the config
+keys, their errors, traces replayed, and the command line."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import exanet
+from exanet.errors import ConfigError, ProgramStalledError
+from exanet.program import Program, irecv, isend, recv, waitall
+from exanet.traces import write_trace
+
+TORUS = {"kind": "torus", "dims": [4, 4]}
+ROUTER = {"vc_buffer": "16KiB"}
+
+
+def jobs_config(*jobs, **traffic):
+    return {
+        "topology": TORUS,
+        "router": ROUTER,
+        "traffic": {"kind": "jobs", "jobs": list(jobs), **traffic},
+    }
+
+
+def test_a_trace_written_and_replayed_takes_the_time_of_its_program(tmp_path):
+    app = {"app": "halo2d", "ranks": 9, "message": "6KiB", "iterations": 3, "compute": "1us"}
+    direct = exanet.simulate(jobs_config(app, send_overhead="100ns"))
+    for suffix in (".parquet", ".csv"):
+        path = tmp_path / f"halo{suffix}"
+        write_trace(exanet.job_program(jobs_config(app), 0), path)
+        replayed = exanet.simulate(
+            jobs_config({"trace": str(path), "name": "job0"}, send_overhead="100ns")
+        )
+        assert replayed.jobs["completion_ns"][0] == direct.jobs["completion_ns"][0]
+        assert replayed.summary["messages_sent"] == direct.summary["messages_sent"] == 3 * 24
+        assert replayed.summary["delivery_checksum_ok"]
+
+
+def test_a_python_program_file_runs_relative_to_its_toml(tmp_path):
+    (tmp_path / "ring.py").write_text(
+        "from exanet.program import irecv, isend, waitall\n"
+        "def program(rank, size, bytes=1000):\n"
+        "    yield irecv((rank - 1) % size, bytes)\n"
+        "    yield isend((rank + 1) % size, bytes)\n"
+        "    yield waitall()\n"
+    )
+    (tmp_path / "ring.toml").write_text(
+        '[topology]\nkind = "torus"\ndims = [4, 4]\n[router]\nvc_buffer = "8KiB"\n'
+        '[traffic]\nkind = "jobs"\n[[traffic.jobs]]\nprogram = "ring.py"\nranks = 8\n'
+        "params = {bytes = 2000}\n"
+    )
+    result = exanet.simulate(tmp_path / "ring.toml")
+    assert result.summary["messages_sent"] == 8
+    assert result.summary["bytes_sent"] == 8 * 2000
+    assert result.jobs["app"][0] == "program"
+
+
+def test_jobs_report_rates_slowdowns_and_write_their_table(tmp_path):
+    result = exanet.simulate(
+        jobs_config(
+            {"app": "allpingpong", "ranks": 8, "message": "4KiB", "iterations": 2},
+            {"app": "alltoall", "ranks": 8, "message": "2KiB", "placement": "random_endpoints"},
+            alone=True,
+            send_overhead="50ns",
+        )
+    )
+    jobs = result.jobs
+    assert list(jobs["name"]) == ["job0", "job1"]
+    # V_j / T_j, summed over jobs: 004's communication rate
+    rates = jobs["bytes_sent"] / jobs["completion_ns"]
+    assert rates.tolist() == pytest.approx(jobs["communication_rate_gbytes_per_s"].tolist())
+    assert result.summary["communication_rate_gbytes_per_s"] == pytest.approx(rates.sum())
+    # sharing the machine never helps; the ideal network is a lower bound
+    assert (jobs["slowdown_vs_alone"] >= 1.0 - 1e-9).all()
+    assert (jobs["completion_ns"] > jobs["ideal_completion_ns"]).all()
+    result.write(tmp_path / "out")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert [j["completion_ns"] for j in summary["jobs_detail"]] == jobs["completion_ns"].tolist()
+    assert (tmp_path / "out" / "jobs.parquet").is_file()
+
+
+def test_bursts_come_back_as_a_table():
+    result = exanet.simulate(
+        {
+            "topology": TORUS,
+            "router": {"in_transit_priority": True},
+            "traffic": {"kind": "burst", "packets_per_burst": 50, "bursts": 4},
+        }
+    )
+    assert len(result.bursts) == 4
+    assert result.bursts["time_ns"].sum() == pytest.approx(result.summary["sim_time_ns"])
+    assert (result.endpoints["packets_injected"] == 200).all()
+
+
+@pytest.mark.parametrize(
+    ("job", "key", "words"),
+    [
+        ({"app": "nbody", "ranks": 4}, "traffic.jobs[0].app", "pingpong"),
+        ({"app": "halo2d", "trace": "x.csv", "ranks": 4}, "traffic.jobs[0].app", "exactly one"),
+        ({"app": "allreduce", "ranks": 4, "algorithm": "bruck"}, "algorithm", "rabenseifner"),
+        ({"app": "halo3d", "ranks": 8, "grid": [2, 4]}, "grid", "3 dimensions"),
+        ({"app": "halo3d", "ranks": 8, "grid": [2, 2, 3]}, "traffic.jobs[0].app", "holds 12"),
+        ({"app": "pingpong", "ranks": 3}, "traffic.jobs[0].app", "exactly 2 ranks"),
+        ({"app": "halo2d", "ranks": 4, "map": [0, 1, 2]}, "placement", "one endpoint per rank"),
+        ({"app": "halo2d", "ranks": 4, "map": [0, 1, 2, 99]}, "placement", "endpoint below 16"),
+        ({"app": "halo2d", "ranks": 40}, "placement", "at most 16 ranks"),
+        ({"app": "halo2d", "ranks": 4, "placement": "random_groups"}, "placement", "groups"),
+        ({"app": "halo2d", "ranks": 4, "partners": 3}, "partners", "spread and umesh"),
+        ({"app": "halo2d"}, "ranks", "number of ranks"),
+    ],
+)
+def test_bad_jobs_are_refused_naming_the_key(job, key, words):
+    with pytest.raises(ConfigError) as info:
+        exanet.simulate(jobs_config(job))
+    assert key in info.value.key
+    assert words in str(info.value)
+
+
+def test_malformed_traces_and_programs_are_refused(tmp_path):
+    negative = Program.from_ops([[isend(1, 10)], [recv(0, 10)]], 2)
+    negative.ops.loc[0, "bytes"] = -5
+    path = tmp_path / "negative.parquet"
+    write_trace(negative, path)
+    with pytest.raises(ConfigError) as info:
+        exanet.simulate(jobs_config({"trace": str(path)}))
+    assert info.value.key == "traffic.jobs[0].trace"
+    unmatched = Program.from_ops([[waitall()], [recv(0, 10, tag=0)]], 2)
+    path = tmp_path / "unmatched.csv"
+    write_trace(unmatched, path)
+    with pytest.raises(ConfigError, match="rank 1"):
+        exanet.simulate(jobs_config({"trace": str(path)}))
+
+
+def test_a_program_that_can_never_finish_names_the_rank_and_operation(tmp_path):
+    # A wildcard receive escapes the static matching check; at run time nobody sends.
+    def program(rank, size):
+        if rank == 0:
+            yield isend(1, 10)
+            yield waitall()
+        else:
+            yield irecv(0, 10)
+            yield recv(-1, 8)
+
+    stuck = Program.from_generator(program, 2)
+    path = tmp_path / "stuck.parquet"
+    write_trace(stuck, path)
+    config = jobs_config({"trace": str(path), "name": "stuck"})
+    with pytest.raises(ProgramStalledError) as info:
+        exanet.simulate(config)
+    assert info.value.report["ranks"] == [
+        {
+            "job": "stuck",
+            "rank": 1,
+            "operation": 1,
+            "waiting_for": "recv, waiting for a message from any source with any tag",
+        }
+    ]
+    (tmp_path / "stuck.toml").write_text(
+        f'[topology]\nkind = "torus"\ndims = [4, 4]\n[router]\nvc_buffer = "8KiB"\n'
+        f'[traffic]\nkind = "jobs"\n[[traffic.jobs]]\ntrace = "{path.name}"\nname = "stuck"\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "exanet", "run", "stuck.toml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "job stuck rank 1 at operation 1" in done.stderr
