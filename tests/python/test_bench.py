@@ -9,9 +9,10 @@ def test_scenarios_are_valid_configs():
         for quick in (False, True):
             config = load(scenario_config(scenario, quick))
             # The fewest VCs each routing accepts: UGAL-L on a dragonfly needs 3.
-            assert config.router.vcs == (3 if scenario.name == "e" else 2)
-            assert config.traffic.packet == 256
+            assert config.router.vcs == (3 if scenario.name in "eij" else 2)
             assert config.links.bandwidth == 25_000_000_000
+            if config.traffic.kind == "synthetic":
+                assert config.traffic.packet == 256
 
 
 def test_routing_cost_scenarios_carry_the_same_packets():
@@ -35,3 +36,11 @@ def test_quick_divides_run_times():
     assert quick.run.warmup * QUICK_TIME_DIVISOR == full.run.warmup
     assert quick.run.measure * QUICK_TIME_DIVISOR == full.run.measure
     assert quick.traffic == full.traffic
+
+
+def test_quick_divides_job_messages():
+    full = load(scenario_config(SCENARIOS["j"], quick=False))
+    quick = load(scenario_config(SCENARIOS["j"], quick=True))
+    for big, small in zip(full.traffic.jobs, quick.traffic.jobs, strict=True):
+        assert small.message == big.message // QUICK_TIME_DIVISOR
+        assert (small.app, small.ranks) == (big.app, big.ranks)
