@@ -246,6 +246,10 @@ class Program:
             loader.exec_module(module)
         except OSError as exc:
             raise ConfigError("program", str(path), f"a readable Python file ({exc})") from None
+        except Exception as exc:  # a syntax error or a failing import in the user's file
+            raise ConfigError(
+                "program", str(path), f"a Python file that loads ({type(exc).__name__}: {exc})"
+            ) from None
         program = getattr(module, "program", None)
         if not inspect.isgeneratorfunction(program):
             raise ConfigError(
@@ -297,6 +301,12 @@ def _run_rank(fn: Callable[..., Iterator[Op]], rank: int, size: int, params: dic
             op = generator.send(reply)
         except StopIteration:
             return ops
+        except Exception as exc:  # the user's code failed: say where, not a traceback
+            raise ConfigError(
+                "program",
+                f"rank {rank} after operation {len(ops)}: {type(exc).__name__}: {exc}",
+                "a program whose code runs without raising",
+            ) from None
         if not isinstance(op, Op):
             raise ConfigError(
                 "program",

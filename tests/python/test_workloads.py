@@ -170,3 +170,16 @@ def test_a_program_that_can_never_finish_names_the_rank_and_operation(tmp_path):
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "job stuck rank 1 at operation 1" in done.stderr
+
+
+def test_a_failing_python_program_is_a_config_error(tmp_path):
+    (tmp_path / "bad.py").write_text(
+        "from exanet.program import send\ndef program(rank, size):\n    yield send(1 // rank, 8)\n"
+    )
+    with pytest.raises(ConfigError) as info:
+        exanet.simulate(jobs_config({"program": str(tmp_path / "bad.py"), "ranks": 2}))
+    assert info.value.key == "traffic.jobs[0].program"
+    assert "rank 0 after operation 0: ZeroDivisionError" in str(info.value)
+    (tmp_path / "syntax.py").write_text("def program(rank, size):\n    yield (\n")
+    with pytest.raises(ConfigError, match="SyntaxError"):
+        exanet.simulate(jobs_config({"program": str(tmp_path / "syntax.py"), "ranks": 2}))
