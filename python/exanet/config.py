@@ -44,10 +44,11 @@ from exanet.topologies import (
 )
 from exanet.topologies import MeshTopology as MeshTopology  # re-exported: they lived here
 from exanet.topologies import TorusTopology as TorusTopology
+from exanet.units import format_time_ps
 from exanet.workloads import (
     TRAFFIC_DESCRIPTION,
     Traffic,
-    resolve_job_paths,
+    resolve_traffic_paths,
 )
 from exanet.workloads import SyntheticTraffic as SyntheticTraffic  # re-exported
 
@@ -325,6 +326,19 @@ class NicConfig(_Section):
         description="injection throttle: packets a NIC may have in the network at once "
         "(0: no limit)",
     )
+    eligibility_delay: TimePs = Field(
+        "0ns",
+        description="injection-limited NIC (Su, UpDown §3.5): a queued message may leave only this "
+        "long after it was queued",
+    )
+    injection_cap: BandwidthBytesPerS | None = Field(
+        None,
+        description="injection-limited NIC: bytes per second a NIC may start sending, enforced "
+        "per injection_cap_window (none: only the injection link limits)",
+    )
+    injection_cap_window: PositiveTimePs = Field(
+        "50ns", description="window of the injection cap (Su, UpDown §5.3: 100 cycles at 2 GHz)"
+    )
 
     def to_core(self, links: LinksConfig) -> dict[str, Any]:
         bandwidth = self.injection_bandwidth
@@ -335,7 +349,26 @@ class NicConfig(_Section):
             "mtu_bytes": self.mtu,
             "header_bytes": self.header,
             "max_outstanding_packets": self.max_outstanding_packets,
+            "eligibility_delay_ps": self.eligibility_delay,
+            "injection_cap_bytes": self.injection_cap_bytes(),
+            "injection_cap_window_ps": self.injection_cap_window,
         }
+
+    def injection_cap_bytes(self) -> int:
+        """Wire bytes a NIC may start per window (0: no cap)."""
+        if self.injection_cap is None:
+            return 0
+        return self.injection_cap * self.injection_cap_window // 10**12
+
+    @model_validator(mode="after")
+    def _cap_holds_a_byte(self) -> NicConfig:
+        if self.injection_cap is not None and self.injection_cap_bytes() == 0:
+            raise FieldError(
+                "injection_cap",
+                "at least one byte per injection_cap_window "
+                f"({format_time_ps(self.injection_cap_window)}): raise either",
+            )
+        return self
 
 
 class RunConfig(_Section):
@@ -486,7 +519,7 @@ def read_config_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
     if "topology" in raw:
         raw["topology"] = resolve_paths(raw["topology"], base_dir)
     if "traffic" in raw:
-        raw["traffic"] = resolve_job_paths(raw["traffic"], base_dir)
+        raw["traffic"] = resolve_traffic_paths(raw["traffic"], base_dir)
     routing = raw.get("routing")
     if isinstance(routing, Mapping) and isinstance(routing.get("paths"), str):
         raw["routing"] = {**routing, "paths": os.path.join(base_dir, routing["paths"])}

@@ -76,6 +76,10 @@ def headline_table(summary: Mapping[str, Any], title: str | None = None) -> Tabl
             "accepted load",
             f"{s['accepted_load']:.3f} ({s['accepted_gbytes_per_s']:.2f} GB/s each)",
         ),
+        (
+            "accepted packets",
+            f"{s['accepted_packets_per_ns']:.4g} per ns each, {s['packet_bytes_mean']:.1f} B mean",
+        ),
         ("hops mean", f"{s['hops_mean']:.2f}"),
         ("link utilisation mean / max", f"{s['link_util_mean']:.1%} / {s['link_util_max']:.1%}"),
         (

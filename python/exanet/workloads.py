@@ -10,11 +10,25 @@ import os
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictBool, StrictFloat, StrictInt, StrictStr, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    PlainSerializer,
+    PrivateAttr,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
 
-from exanet._types import PositiveSizeBytes, SizeBytes, TimePs, _Section
+from exanet._types import SizeBytes, TimePs, _Section
 from exanet._validation import FieldError
 from exanet.errors import ConfigError
+from exanet.traffic_matrix import FORMATS as MATRIX_FORMATS
+from exanet.traffic_matrix import load_matrix
+from exanet.units import QuantityError, format_size_bytes, parse_size_bytes
 
 TrafficPattern = Literal[
     "uniform",
@@ -27,13 +41,55 @@ TrafficPattern = Literal[
     "random_permutation",
     "group_shift",
     "hotspot",
+    "matrix",
+]
+PACKET_EXPECTED = (
+    'a size such as "256B", or a mix of sizes and weights such as '
+    "{16B = 0.45, 32B = 0.35, 80B = 0.2}"
+)
+
+
+def _parse_packet(value: Any) -> int | dict[int, float]:
+    """One message size, or a mix {size: weight} (weights > 0, relative)."""
+    if not isinstance(value, Mapping):
+        size = parse_size_bytes(value)
+        if size == 0:
+            raise QuantityError("size", value, "at least 1 byte")
+        return size
+    if not value:
+        raise QuantityError("packet mix", dict(value), PACKET_EXPECTED)
+    mix: dict[int, float] = {}
+    for size_text, weight in value.items():
+        size = _parse_packet(size_text)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
+            raise QuantityError(
+                "packet mix",
+                dict(value),
+                f"a weight > 0 for every size; {size_text} has {weight!r}",
+            )
+        mix[size] = mix.get(size, 0.0) + float(weight)
+    return mix
+
+
+def _format_packet(value: int | dict[int, float]) -> str | dict[str, float]:
+    if isinstance(value, dict):
+        return {format_size_bytes(size): weight for size, weight in value.items()}
+    return format_size_bytes(value)
+
+
+PacketSizes = Annotated[
+    int | dict[int, float],
+    BeforeValidator(_parse_packet),
+    PlainSerializer(_format_packet),
 ]
 
 
 class _PatternTraffic(_Section):
     pattern: TrafficPattern = "uniform"
-    packet: PositiveSizeBytes = Field(
-        "256B", description="payload of each message; larger than nic.mtu means segmented"
+    packet: PacketSizes = Field(
+        "256B",
+        description="payload of each message (larger than nic.mtu means segmented), or a mix "
+        "of sizes drawn per message with relative weights, {16B = 0.45, 32B = 0.35, 80B = 0.2}",
     )
     hotspot_endpoints: list[Annotated[StrictInt, Field(ge=0)]] = Field(
         default_factory=lambda: [0], min_length=1, description="targets of the hotspot pattern"
@@ -41,14 +97,48 @@ class _PatternTraffic(_Section):
     hotspot_fraction: Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
         0.1, description="share of messages sent to the hotspot endpoints, in [0, 1]"
     )
+    matrix: StrictStr | list[list[StrictFloat | StrictInt]] | None = Field(
+        None,
+        description="the traffic matrix of pattern matrix: "
+        + MATRIX_FORMATS
+        + "; each source draws destinations by its row, and the busiest row offers the load",
+    )
+
+    _matrix: dict[str, Any] | None = PrivateAttr(None)
+
+    @field_validator("matrix", mode="before")
+    @classmethod
+    def _plain_matrix(cls, value: Any) -> Any:
+        """A path object as its text, a NumPy array as its rows."""
+        if isinstance(value, os.PathLike):
+            return os.fspath(value)
+        return value.tolist() if hasattr(value, "tolist") else value
+
+    @model_validator(mode="after")
+    def _read_matrix(self) -> _PatternTraffic:
+        if self.pattern == "matrix":
+            if self.matrix is None:
+                raise FieldError(
+                    "matrix", f'a traffic matrix for pattern = "matrix": {MATRIX_FORMATS}'
+                )
+            self._matrix = load_matrix(self.matrix)
+        elif self.matrix is not None:
+            raise FieldError("matrix", 'only with pattern = "matrix"')
+        return self
 
     def _pattern_core(self) -> dict[str, Any]:
+        packet = self.packet
         return {
             "kind": self.kind,
             "pattern": self.pattern,
-            "packet_bytes": self.packet,
+            "packet_bytes": (
+                [{"bytes": size, "weight": weight} for size, weight in packet.items()]
+                if isinstance(packet, dict)
+                else packet
+            ),
             "hotspot_endpoints": list(self.hotspot_endpoints),
             "hotspot_fraction": self.hotspot_fraction,
+            "matrix": self._matrix,
         }
 
 
@@ -304,9 +394,14 @@ TRAFFIC_DESCRIPTION = (
 )
 
 
-def resolve_job_paths(traffic: Any, base_dir: str) -> Any:
-    """[traffic] with its jobs' program and trace paths made relative to `base_dir`."""
-    if not isinstance(traffic, Mapping) or not isinstance(traffic.get("jobs"), list):
+def resolve_traffic_paths(traffic: Any, base_dir: str) -> Any:
+    """[traffic] with its matrix file and its jobs' program and trace paths made relative to
+    `base_dir`."""
+    if not isinstance(traffic, Mapping):
+        return traffic
+    if isinstance(traffic.get("matrix"), str):
+        traffic = {**traffic, "matrix": os.path.join(base_dir, traffic["matrix"])}
+    if not isinstance(traffic.get("jobs"), list):
         return traffic
     jobs = []
     for job in traffic["jobs"]:

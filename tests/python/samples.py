@@ -64,6 +64,8 @@ SUMMARY = {
     "offered_gbytes_per_s": 12.5,
     "accepted_load": 0.49,
     "accepted_gbytes_per_s": 12.25,
+    "accepted_packets_per_ns": 0.0425,
+    "packet_bytes_mean": 288.0,
     "hops_mean": 1.75,
     "link_util_mean": 0.25,
     "link_util_max": 0.5,

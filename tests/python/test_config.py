@@ -28,6 +28,9 @@ MINIMAL_CORE = {
         "mtu_bytes": 4096,
         "header_bytes": 32,
         "max_outstanding_packets": 0,
+        "eligibility_delay_ps": 0,
+        "injection_cap_bytes": 0,
+        "injection_cap_window_ps": 50_000,
     },
     "traffic": {
         "kind": "synthetic",
@@ -37,6 +40,7 @@ MINIMAL_CORE = {
         "packet_bytes": 256,
         "hotspot_endpoints": [0],
         "hotspot_fraction": 0.1,
+        "matrix": None,
     },
     "run": {
         "warmup_ps": 10_000_000,
@@ -132,6 +136,9 @@ def test_full_toml_to_core(tmp_path):
         "mtu_bytes": 1024,
         "header_bytes": 16,
         "max_outstanding_packets": 0,
+        "eligibility_delay_ps": 0,
+        "injection_cap_bytes": 0,
+        "injection_cap_window_ps": 50_000,
     }
     assert core["traffic"] == {
         "kind": "synthetic",
@@ -141,6 +148,7 @@ def test_full_toml_to_core(tmp_path):
         "packet_bytes": 8192,
         "hotspot_endpoints": [3, 5],
         "hotspot_fraction": 0.25,
+        "matrix": None,
     }
     assert core["run"] == {
         "warmup_ps": 0,

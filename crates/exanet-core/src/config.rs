@@ -238,6 +238,16 @@ pub struct NicConfig {
     /// Injection throttle: packets a NIC may have in the network at once (0: no limit).
     #[serde(default)]
     pub max_outstanding_packets: u32,
+    /// Injection-limited NIC (000 §3.5): a queued message may leave only this long after it
+    /// was queued.
+    #[serde(default)]
+    pub eligibility_delay_ps: u64,
+    /// Injection-limited NIC: wire bytes the NIC may start sending within each window of
+    /// `injection_cap_window_ps` (windows aligned at time 0; 0: no cap).
+    #[serde(default)]
+    pub injection_cap_bytes: u64,
+    #[serde(default)]
+    pub injection_cap_window_ps: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -253,6 +263,50 @@ pub enum Pattern {
     RandomPermutation,
     Hotspot,
     GroupShift,
+    /// Destinations drawn from the rows of a traffic matrix.
+    Matrix,
+}
+
+/// Message sizes of synthetic and burst traffic: one size, or a mix drawn per message.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum PacketSizes {
+    One(u64),
+    Mix(Vec<SizeShare>),
+}
+
+/// One size of a mix and its relative weight (weights need not sum to 1).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SizeShare {
+    pub bytes: u64,
+    pub weight: f64,
+}
+
+impl PacketSizes {
+    pub fn shares(&self) -> Vec<SizeShare> {
+        match self {
+            PacketSizes::One(bytes) => vec![SizeShare {
+                bytes: *bytes,
+                weight: 1.0,
+            }],
+            PacketSizes::Mix(mix) => mix.clone(),
+        }
+    }
+}
+
+/// A traffic matrix in sparse form: entry i says `src[i]` sends to `dst[i]` with relative
+/// weight `weight[i]` (bytes, packets or any unit: only proportions matter).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficMatrix {
+    /// Side of a dense matrix, which must be the number of endpoints (None for a sparse one,
+    /// whose ids need only be endpoints).
+    #[serde(default)]
+    pub endpoints: Option<u32>,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub weight: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -269,24 +323,28 @@ pub enum TrafficConfig {
         pattern: Pattern,
         process: Process,
         load: f64,
-        packet_bytes: u64,
+        packet_bytes: PacketSizes,
         #[serde(default)]
         hotspot_endpoints: Vec<u32>,
         #[serde(default)]
         hotspot_fraction: f64,
+        #[serde(default)]
+        matrix: Option<TrafficMatrix>,
     },
     /// Burst-synchronized sources (002): every endpoint sends `packets_per_burst` packets as
     /// fast as the network accepts them; a burst ends when all have arrived, and `bursts`
     /// follow back to back.
     Burst {
         pattern: Pattern,
-        packet_bytes: u64,
+        packet_bytes: PacketSizes,
         packets_per_burst: u32,
         bursts: u32,
         #[serde(default)]
         hotspot_endpoints: Vec<u32>,
         #[serde(default)]
         hotspot_fraction: f64,
+        #[serde(default)]
+        matrix: Option<TrafficMatrix>,
     },
     /// Message-passing jobs sharing the machine.
     Jobs(JobsConfig),
@@ -467,13 +525,13 @@ impl Config {
                 "a probability between 0 (off) and 1 (in-transit packets always first)",
             ));
         }
-        let (load, packet_bytes, hotspot_fraction) = match &self.traffic {
+        let (load, sizes, hotspot_fraction) = match &self.traffic {
             TrafficConfig::Synthetic {
                 load,
                 packet_bytes,
                 hotspot_fraction,
                 ..
-            } => (*load, *packet_bytes, *hotspot_fraction),
+            } => (*load, packet_bytes.shares(), *hotspot_fraction),
             TrafficConfig::Burst {
                 packet_bytes,
                 hotspot_fraction,
@@ -481,10 +539,11 @@ impl Config {
                 bursts,
                 ..
             } => {
-                if *packet_bytes > nic.mtu_bytes {
+                let sizes = packet_bytes.shares();
+                if let Some(share) = sizes.iter().find(|s| s.bytes > nic.mtu_bytes) {
                     return Err(ConfigError::new(
                         "traffic.packet",
-                        format!("{packet_bytes}B"),
+                        format!("{}B", share.bytes),
                         format!(
                             "at most nic.mtu ({} B): a burst's budget counts single-packet \
                              messages",
@@ -500,9 +559,9 @@ impl Config {
                     };
                     return Err(ConfigError::new(key, value.to_string(), "at least 1"));
                 }
-                (1.0, *packet_bytes, *hotspot_fraction)
+                (1.0, sizes, *hotspot_fraction)
             }
-            TrafficConfig::Jobs(_) => (1.0, 1, 0.0),
+            TrafficConfig::Jobs(_) => (1.0, Vec::new(), 0.0),
         };
         if !(load > 0.0 && load <= 1.0) {
             return Err(ConfigError::new(
@@ -511,8 +570,35 @@ impl Config {
                 "a fraction of the injection bandwidth, 0 < load <= 1",
             ));
         }
-        if packet_bytes == 0 {
-            return Err(ConfigError::new("traffic.packet", "0B", "at least 1 byte"));
+        if matches!(
+            self.traffic,
+            TrafficConfig::Synthetic { .. } | TrafficConfig::Burst { .. }
+        ) && sizes.is_empty()
+        {
+            return Err(ConfigError::new(
+                "traffic.packet",
+                "{}",
+                "one size, or a mix of at least one size with its weight",
+            ));
+        }
+        for share in &sizes {
+            if share.bytes == 0 {
+                return Err(ConfigError::new("traffic.packet", "0B", "at least 1 byte"));
+            }
+            if !(share.weight.is_finite() && share.weight > 0.0) {
+                return Err(ConfigError::new(
+                    "traffic.packet",
+                    format!("{}B = {}", share.bytes, share.weight),
+                    "a weight > 0 for every size of the mix",
+                ));
+            }
+        }
+        if nic.injection_cap_bytes > 0 && nic.injection_cap_window_ps == 0 {
+            return Err(ConfigError::new(
+                "nic.injection_cap_window",
+                "0ns",
+                "a window > 0, e.g. \"50ns\" (100 cycles at 2 GHz, as in Su's UpDown study)",
+            ));
         }
         if !(0.0..=1.0).contains(&hotspot_fraction) {
             return Err(ConfigError::new(

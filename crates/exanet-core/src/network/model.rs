@@ -41,7 +41,7 @@ pub enum NetEvent {
 /// What the endpoints run.
 pub enum Workload {
     /// Open-loop or burst-synchronized sources.
-    Synthetic(Synthetic),
+    Synthetic(Box<Synthetic>),
     /// Message-passing jobs.
     Jobs(Box<Mpi>),
 }
@@ -76,10 +76,10 @@ impl Parts {
             TrafficConfig::Jobs(jobs) => {
                 Workload::Jobs(Box::new(jobs::build(jobs, topology.as_ref(), config.seed)?))
             }
-            traffic => Workload::Synthetic(
+            traffic => Workload::Synthetic(Box::new(
                 Synthetic::build(traffic, &config.nic, topology.as_ref(), config.seed)?
                     .expect("a synthetic or burst config"),
-            ),
+            )),
         };
         let packet_sizes = common_packet_sizes(&workload, config);
         let largest_packet = packet_sizes.iter().copied().max().unwrap_or(0);
@@ -104,6 +104,20 @@ impl Parts {
                     "at least the largest packet, {largest_packet} B (payload up to nic.mtu plus \
                      nic.header): virtual cut-through admits only whole packets into a buffer; \
                      raise router.vc_buffer or lower nic.mtu"
+                ),
+            ));
+        }
+        let cap = config.nic.injection_cap_bytes;
+        if cap > 0 && cap < u64::from(largest_packet) {
+            return Err(ConfigError::new(
+                "nic.injection_cap",
+                format!(
+                    "{cap} B per {} ns window",
+                    config.nic.injection_cap_window_ps as f64 / 1000.0
+                ),
+                format!(
+                    "room for the largest packet, {largest_packet} B, in one window: raise \
+                     nic.injection_cap or nic.injection_cap_window, or lower nic.mtu"
                 ),
             ));
         }
@@ -171,6 +185,11 @@ pub struct Network {
     pub(super) header_bytes: u64,
     /// The injection throttle (0: none).
     pub(super) max_outstanding: u32,
+    /// The injection-limited NIC (000 §3.5): how long a message waits before it may leave,
+    /// and the wire bytes allowed per window (0: no cap).
+    pub(super) eligibility_delay_ps: Time,
+    pub(super) injection_cap_bytes: u64,
+    pub(super) injection_cap_window_ps: Time,
     /// Closed workloads (bursts, jobs) run until they finish; the window is the whole run.
     pub(super) closed: bool,
     /// Routers: entity ids below this are routers, the NICs follow.
@@ -236,7 +255,7 @@ impl Network {
         let packet_sizes = common_packet_sizes(&workload, config);
         let largest_packet = packet_sizes.iter().copied().max().unwrap_or(0);
         let (synthetic, mpi) = match workload {
-            Workload::Synthetic(s) => (Some(s), None),
+            Workload::Synthetic(s) => (Some(*s), None),
             Workload::Jobs(m) => (None, Some(m)),
         };
         let burst = match synthetic.as_ref().map(|s| &s.generation) {
@@ -292,6 +311,8 @@ impl Network {
                 budget: 0,
                 free_at: 0,
                 wake_at: NEVER,
+                cap_window: 0,
+                cap_used_bytes: 0,
                 next_gen: NEVER,
                 rng: entity_stream(config.seed, (routers + e) as u64),
             })
@@ -320,6 +341,9 @@ impl Network {
             mtu_bytes: config.nic.mtu_bytes,
             header_bytes: config.nic.header_bytes,
             max_outstanding: config.nic.max_outstanding_packets,
+            eligibility_delay_ps: config.nic.eligibility_delay_ps,
+            injection_cap_bytes: config.nic.injection_cap_bytes,
+            injection_cap_window_ps: config.nic.injection_cap_window_ps,
             closed,
             routers: routers as u32,
             ports,

@@ -30,15 +30,12 @@ impl Network {
             .synthetic
             .as_ref()
             .expect("only synthetic sources generate");
-        // A burst source's message is created when the previous one has left.
-        let due = match source.generation {
-            Generation::Burst { .. } => now,
-            Generation::Open(_) => self.nics[ei].next_gen,
-        };
-        let dst = source
-            .pattern
-            .destination(e, self.topology.as_ref(), &mut self.nics[ei].rng);
-        let bytes = source.message_bytes;
+        // A burst's messages are all due when the burst starts; each is drawn when the one
+        // before it has left.
+        let due = self.nics[ei].next_gen;
+        let rng = &mut self.nics[ei].rng;
+        let dst = source.pattern.destination(e, self.topology.as_ref(), rng);
+        let bytes = source.message_bytes(rng);
         self.send_message(due, now, e, dst, bytes, NO_TOKEN);
         self.advance_generation(e, due);
     }
@@ -51,7 +48,7 @@ impl Network {
             .synthetic
             .as_ref()
             .expect("only synthetic sources generate");
-        let mut next = due + source.next_gap(&mut self.nics[ei].rng, false);
+        let mut next = due.saturating_add(source.next_gap(e, &mut self.nics[ei].rng, false));
         if let Generation::Burst { .. } = source.generation {
             self.nics[ei].budget -= 1;
             if self.nics[ei].budget == 0 {
@@ -86,7 +83,7 @@ impl Network {
         for e in 0..self.topology.num_endpoints() {
             let ei = e as usize;
             let source = self.synthetic.as_ref().expect("a workload");
-            let first = source.next_gap(&mut self.nics[ei].rng, true);
+            let first = source.next_gap(e, &mut self.nics[ei].rng, true);
             if first < self.generation_end {
                 self.nics[ei].next_gen = first;
                 if first < self.stats.window_end {
@@ -157,9 +154,38 @@ impl Network {
         });
     }
 
+    /// Wire bytes of the next packet of NIC `e`'s head message.
+    fn head_packet_wire_bytes(&self, e: u32) -> u64 {
+        let nic = &self.nics[e as usize];
+        let head = nic.queue.front().expect("a message is queued");
+        (head.bytes - nic.cut_bytes).min(self.mtu_bytes) + self.header_bytes
+    }
+
+    /// When NIC `e`'s injection cap lets its next packet start (`now` if it may start now):
+    /// the bytes started in the current window plus this packet must fit the cap, or the
+    /// packet waits for the next window.
+    fn cap_allows_at(&mut self, now: Time, e: u32) -> Time {
+        if self.injection_cap_bytes == 0 {
+            return now;
+        }
+        let window = now / self.injection_cap_window_ps;
+        let bytes = self.head_packet_wire_bytes(e);
+        let nic = &mut self.nics[e as usize];
+        if nic.cap_window != window {
+            nic.cap_window = window;
+            nic.cap_used_bytes = 0;
+        }
+        if nic.cap_used_bytes + bytes <= self.injection_cap_bytes {
+            now
+        } else {
+            (window + 1) * self.injection_cap_window_ps
+        }
+    }
+
     /// Settles NIC `e`: draws a due message into an empty queue, injects the next packet if
-    /// the link is free, the message is ready, the throttle allows and the router's injection
-    /// buffer has room for it on some VC, and wakes itself when there is something to do next.
+    /// the link is free, the message is eligible (queued at least the eligibility delay), the
+    /// injection cap and the throttle allow and the router's injection buffer has room for it
+    /// on some VC, and wakes itself when there is something to do next.
     pub(super) fn try_inject(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
         if self.nics[ei].queue.is_empty() && self.nics[ei].next_gen <= now {
@@ -167,16 +193,32 @@ impl Network {
         }
         let nic = &self.nics[ei];
         let throttled = self.max_outstanding != 0 && nic.outstanding >= self.max_outstanding;
-        let ready_at = nic.queue.front().map_or(NEVER, |m| m.gen_ps);
-        if ready_at <= now && nic.free_at <= now && !throttled {
-            self.inject_head(now, e, sched);
+        let eligible_at = nic
+            .queue
+            .front()
+            .map_or(NEVER, |m| m.gen_ps + self.eligibility_delay_ps);
+        let mut blocked_until = nic.free_at.max(eligible_at);
+        if blocked_until <= now {
+            blocked_until = self.cap_allows_at(now, e);
+            if blocked_until <= now && !throttled {
+                self.inject_head(now, e, sched);
+                blocked_until = NEVER;
+            }
         }
         let nic = &self.nics[ei];
         let wake = match nic.queue.front() {
-            // Link busy or message not ready: wake then. Otherwise a NicCredit or a NicAck
-            // will come.
-            Some(m) if nic.free_at > now || m.gen_ps > now => nic.free_at.max(m.gen_ps),
-            Some(_) => NEVER,
+            // Link busy, message not yet eligible or cap reached: wake then. Otherwise a
+            // NicCredit or a NicAck will come.
+            Some(m) => {
+                let eligible_at = m.gen_ps + self.eligibility_delay_ps;
+                if blocked_until != NEVER && blocked_until > now {
+                    blocked_until
+                } else if nic.free_at > now || eligible_at > now {
+                    nic.free_at.max(eligible_at)
+                } else {
+                    NEVER
+                }
+            }
             None if nic.next_gen == NEVER => NEVER,
             None => nic.next_gen.max(nic.free_at),
         };
@@ -248,6 +290,7 @@ impl Network {
         });
         let nic = &mut self.nics[ei];
         nic.free_at = tail_out;
+        nic.cap_used_bytes += u64::from(bytes);
         if self.max_outstanding != 0 {
             nic.outstanding += 1;
         }
@@ -305,12 +348,11 @@ impl Network {
                     .synthetic
                     .as_ref()
                     .expect("only synthetic sources generate");
-                let message_bytes = source.message_bytes;
-                let packets = self.packets_of(message_bytes);
                 // Same draws as if the message were sent, so the stream stays the same.
-                source
-                    .pattern
-                    .destination(e, self.topology.as_ref(), &mut self.nics[ei].rng);
+                let rng = &mut self.nics[ei].rng;
+                source.pattern.destination(e, self.topology.as_ref(), rng);
+                let message_bytes = source.message_bytes(rng);
+                let packets = self.packets_of(message_bytes);
                 backlog += packets;
                 self.stats.generated += packets;
                 self.stats.in_flight.add_span(due, end, packets);

@@ -212,6 +212,23 @@ impl Network {
             "accepted_gbytes_per_s",
             Value::F64(accepted * injection_gbytes_per_s),
         );
+        // Packet rate and size of the packets received in the window (000 ch. 4's packet
+        // injection rate per node and average packet size, wire bytes).
+        let (received_packets, received_bytes) = counters.iter().fold((0u64, 0u64), |(p, b), c| {
+            (p + c.received_packets, b + c.received_bytes)
+        });
+        sum.set(
+            "accepted_packets_per_ns",
+            Value::F64(
+                received_packets as f64
+                    / counters.len().max(1) as f64
+                    / (window_ps as f64 / 1000.0),
+            ),
+        );
+        sum.set(
+            "packet_bytes_mean",
+            Value::F64(received_bytes as f64 / received_packets as f64),
+        );
         let (_, util_mean, util_max) = min_mean_max(
             self.outputs
                 .iter()

@@ -142,6 +142,9 @@ pub(super) struct Nic {
     /// When the injection link is free.
     pub free_at: Time,
     pub wake_at: Time,
+    /// The injection cap's current window (its index) and the wire bytes started in it.
+    pub cap_window: u64,
+    pub cap_used_bytes: u64,
     /// When the next message is due (NEVER: no more messages).
     pub next_gen: Time,
     pub rng: EntityRng,

@@ -5,6 +5,7 @@
 pub mod apps;
 pub mod collectives;
 pub mod jobs;
+mod matrix;
 pub mod mpi;
 mod patterns;
 pub mod program;

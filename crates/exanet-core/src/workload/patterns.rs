@@ -3,7 +3,8 @@
 use rand::seq::SliceRandom;
 use rand::RngExt;
 
-use crate::config::Pattern;
+use super::matrix::MatrixRows;
+use crate::config::{Pattern, TrafficMatrix};
 use crate::engine::{entity_stream, EntityRng};
 use crate::error::ConfigError;
 use crate::topology::{Peer, Topology, Torus};
@@ -52,6 +53,8 @@ pub enum DestinationPattern {
         /// Index of every endpoint's group among the groups that hold endpoints.
         group_of: Vec<u32>,
     },
+    /// Each source's row of a traffic matrix.
+    Matrix(MatrixRows),
 }
 
 impl DestinationPattern {
@@ -61,8 +64,16 @@ impl DestinationPattern {
         seed: u64,
         hotspot_endpoints: &[u32],
         hotspot_fraction: f64,
+        matrix: Option<&TrafficMatrix>,
     ) -> Result<Self, ConfigError> {
         let n = topology.num_endpoints();
+        if matrix.is_some() && pattern != Pattern::Matrix {
+            return Err(ConfigError::new(
+                "traffic.matrix",
+                "(given)",
+                "only with pattern = \"matrix\"",
+            ));
+        }
         let power_of_two_bits = |name: &str, even: bool| {
             let bits = n.trailing_zeros();
             if n.is_power_of_two() && (!even || bits % 2 == 0) {
@@ -113,6 +124,16 @@ impl DestinationPattern {
                 })?,
             },
             Pattern::Neighbor => DestinationPattern::Neighbor,
+            Pattern::Matrix => DestinationPattern::Matrix(MatrixRows::build(
+                matrix.ok_or_else(|| {
+                    ConfigError::new(
+                        "traffic.matrix",
+                        "(missing)",
+                        "a traffic matrix for pattern = \"matrix\": a file or rows of weights",
+                    )
+                })?,
+                n,
+            )?),
             Pattern::GroupShift => group_shift(topology)?,
             Pattern::RandomPermutation => {
                 let mut destinations: Vec<u32> = (0..n).collect();
@@ -218,6 +239,7 @@ impl DestinationPattern {
                 let (lo, hi) = (starts[next] as usize, starts[next + 1] as usize);
                 members[rng.random_range(lo..hi)]
             }
+            DestinationPattern::Matrix(rows) => rows.destination(src, rng),
             DestinationPattern::Hotspot { hot, fraction } => {
                 if rng.random_bool(*fraction) {
                     hot[rng.random_range(0..hot.len())]
@@ -306,7 +328,7 @@ mod tests {
             Pattern::Tornado,
             Pattern::RandomPermutation,
         ] {
-            let p = DestinationPattern::build(pattern, &t, 3, &[], 0.0).unwrap();
+            let p = DestinationPattern::build(pattern, &t, 3, &[], 0.0, None).unwrap();
             let mut d = all_destinations(&p, &t);
             d.sort_unstable();
             assert_eq!(d, (0..64).collect::<Vec<_>>(), "{pattern:?}");
@@ -317,7 +339,7 @@ mod tests {
     fn known_destinations() {
         let t = Torus::new(&[8, 8], 1, true).unwrap();
         let dest = |pattern, src| {
-            let p = DestinationPattern::build(pattern, &t, 3, &[], 0.0).unwrap();
+            let p = DestinationPattern::build(pattern, &t, 3, &[], 0.0, None).unwrap();
             p.destination(src, &t, &mut entity_stream(1, 1))
         };
         // (x=1, y=2) = 17 -> transpose (2, 1) = 10
@@ -333,9 +355,9 @@ mod tests {
     fn neighbor_and_uniform_and_hotspot() {
         let t = Torus::new(&[4, 4], 2, true).unwrap();
         let mut rng = entity_stream(5, 5);
-        let nb = DestinationPattern::build(Pattern::Neighbor, &t, 1, &[], 0.0).unwrap();
-        let un = DestinationPattern::build(Pattern::Uniform, &t, 1, &[], 0.0).unwrap();
-        let hot = DestinationPattern::build(Pattern::Hotspot, &t, 1, &[7], 1.0).unwrap();
+        let nb = DestinationPattern::build(Pattern::Neighbor, &t, 1, &[], 0.0, None).unwrap();
+        let un = DestinationPattern::build(Pattern::Uniform, &t, 1, &[], 0.0, None).unwrap();
+        let hot = DestinationPattern::build(Pattern::Hotspot, &t, 1, &[7], 1.0, None).unwrap();
         for _ in 0..200 {
             let d = nb.destination(5, &t, &mut rng);
             assert_eq!(t.distance(5 / 2, d / 2), 1);
@@ -348,12 +370,12 @@ mod tests {
     #[test]
     fn impossible_patterns_are_refused() {
         let t = Torus::new(&[6, 6], 1, true).unwrap();
-        let err = DestinationPattern::build(Pattern::Transpose, &t, 1, &[], 0.0).unwrap_err();
+        let err = DestinationPattern::build(Pattern::Transpose, &t, 1, &[], 0.0, None).unwrap_err();
         assert_eq!(err.key, "traffic.pattern");
         assert!(err.value.contains("36 endpoints"));
         let t = Torus::new(&[8], 1, true).unwrap();
-        assert!(DestinationPattern::build(Pattern::Transpose, &t, 1, &[], 0.0).is_err());
-        assert!(DestinationPattern::build(Pattern::Shuffle, &t, 1, &[], 0.0).is_ok());
-        assert!(DestinationPattern::build(Pattern::Hotspot, &t, 1, &[8], 0.5).is_err());
+        assert!(DestinationPattern::build(Pattern::Transpose, &t, 1, &[], 0.0, None).is_err());
+        assert!(DestinationPattern::build(Pattern::Shuffle, &t, 1, &[], 0.0, None).is_ok());
+        assert!(DestinationPattern::build(Pattern::Hotspot, &t, 1, &[8], 0.5, None).is_err());
     }
 }
