@@ -421,6 +421,30 @@ class RunConfig(_Section):
         }
 
 
+class RecordConfig(_Section):
+    """What to record beyond the summary and the endpoint and link tables, for traffic
+    characterisation (docs/analysis.md). Everything counts the measurement window."""
+
+    traffic_matrix: Literal["off", "endpoints", "routers", "groups", "auto"] = Field(
+        "off",
+        description="source x destination packets and bytes injected, by endpoint, router or "
+        "group; auto: endpoints up to 1,024, else routers up to 4,096, else groups",
+    )
+    injection_bin: PositiveTimePs | None = Field(
+        None, description="per-endpoint injected bytes and packets in bins of this width"
+    )
+    packet_sizes: StrictBool = Field(
+        False, description="a histogram of the wire sizes of the packets delivered"
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "traffic_matrix": self.traffic_matrix,
+            "injection_bin_ps": self.injection_bin or 0,
+            "packet_sizes": self.packet_sizes,
+        }
+
+
 @contextmanager
 def _config_errors(raw: Any) -> Iterator[None]:
     try:
@@ -442,6 +466,7 @@ class Config(_Section):
     nic: NicConfig = Field(default_factory=NicConfig)
     traffic: Traffic = Field(description=TRAFFIC_DESCRIPTION)
     run: RunConfig = Field(default_factory=RunConfig)
+    record: RecordConfig = Field(default_factory=RecordConfig)
 
     def __init__(self, /, **data: Any) -> None:
         with _config_errors(data):
@@ -501,6 +526,7 @@ class Config(_Section):
             "nic": self.nic.to_core(self.links),
             "traffic": self.traffic.to_core(),
             "run": self.run.to_core(),
+            "record": self.record.to_core(),
         }
 
 

@@ -67,6 +67,27 @@ class Result:
         """One row per burst of burst-synchronized sources: start, end, time (else empty)."""
         return self._workload_table("burst")
 
+    @cached_property
+    def traffic_matrix(self) -> pd.DataFrame:
+        """Packets and bytes injected in the window per (src, dst), non-zero cells only, at the
+        level `summary["traffic_matrix_level"]` (record.traffic_matrix; empty when off)."""
+        return self._recorded("traffic_matrix", self.config.record.traffic_matrix != "off")
+
+    @cached_property
+    def injection_series(self) -> pd.DataFrame:
+        """Every endpoint's injected bytes and packets per record.injection_bin, zero bins
+        included (empty when off)."""
+        return self._recorded("injection_series", self.config.record.injection_bin is not None)
+
+    @cached_property
+    def packet_sizes(self) -> pd.DataFrame:
+        """Packets delivered in the window by wire size (record.packet_sizes; empty when
+        off)."""
+        return self._recorded("packet_sizes", self.config.record.packet_sizes)
+
+    def _recorded(self, name: str, recorded: bool) -> pd.DataFrame:
+        return table_to_dataframe(self._run.table(name)) if recorded else pd.DataFrame()
+
     def _workload_table(self, kind: str) -> pd.DataFrame:
         """The table of traffic kind `kind` ("jobs" or "burst"), empty under other kinds."""
         if self.config.traffic.kind != kind:
@@ -75,7 +96,7 @@ class Result:
 
     def write(self, outdir: str | os.PathLike[str]) -> Path:
         """Write summary.json (NaN written as null), config.json (core units), endpoints.parquet
-        and links.parquet."""
+        and links.parquet, and each non-empty workload or recorded table as NAME.parquet."""
         outdir = Path(outdir)
         outdir.mkdir(parents=True, exist_ok=True)
         summary: dict[str, Any] = {
@@ -90,7 +111,7 @@ class Result:
         (outdir / "config.json").write_text(json.dumps(self.config.to_core(), indent=2) + "\n")
         self.endpoints.to_parquet(outdir / "endpoints.parquet", engine="pyarrow", index=False)
         self.links.to_parquet(outdir / "links.parquet", engine="pyarrow", index=False)
-        for name in ("jobs", "bursts"):
+        for name in ("jobs", "bursts", "traffic_matrix", "injection_series", "packet_sizes"):
             table = getattr(self, name)
             if len(table):
                 table.to_parquet(outdir / f"{name}.parquet", engine="pyarrow", index=False)

@@ -50,6 +50,7 @@ MINIMAL_CORE = {
         "duration_ps": None,
         "deadlock_timeout_ps": None,
     },
+    "record": {"traffic_matrix": "off", "injection_bin_ps": 0, "packet_sizes": False},
 }
 
 FULL_TOML = """

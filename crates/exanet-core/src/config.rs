@@ -19,6 +19,9 @@ pub struct Config {
     pub nic: NicConfig,
     pub traffic: TrafficConfig,
     pub run: RunConfig,
+    /// What to record beyond the summary and the endpoint and link tables.
+    #[serde(default)]
+    pub record: crate::network::RecordConfig,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -128,17 +128,21 @@ impl RunResult {
         Ok(d)
     }
 
-    /// Table `"endpoints"`, `"links"`, `"jobs"` or `"bursts"` as column buffers.
+    /// Table `"endpoints"`, `"links"`, `"jobs"`, `"bursts"`, `"traffic_matrix"`,
+    /// `"injection_series"` or `"packet_sizes"` as column buffers.
     fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
         let table = match name {
             "endpoints" => py.detach(|| self.output.endpoints()),
             "links" => py.detach(|| self.output.links()),
             "jobs" => self.output.jobs_table(),
             "bursts" => self.output.bursts(),
+            "traffic_matrix" => self.output.traffic_matrix(),
+            "injection_series" => py.detach(|| self.output.injection_series()),
+            "packet_sizes" => self.output.packet_sizes(),
             other => {
                 return Err(PyKeyError::new_err(format!(
-                    "no table {other:?}: the tables are \"endpoints\", \"links\", \"jobs\" \
-                     and \"bursts\""
+                    "no table {other:?}: the tables are \"endpoints\", \"links\", \"jobs\", \
+                     \"bursts\", \"traffic_matrix\", \"injection_series\" and \"packet_sizes\""
                 )))
             }
         };

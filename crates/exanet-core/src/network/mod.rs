@@ -6,12 +6,14 @@ mod driver;
 mod model;
 mod nic;
 mod packet;
+mod record;
 mod results;
 mod router;
 mod state;
 
 pub use driver::{Phase, Progress};
 pub use model::{NetEvent, Network, Parts};
+pub use record::{MatrixLevel, RecordConfig};
 pub use results::RunOutput;
 
 /// Picoseconds to serialize `bytes` on a link of `bytes_per_s`: ceil(bytes * 1e12 / rate).

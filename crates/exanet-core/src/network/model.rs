@@ -2,6 +2,7 @@
 //! built from a config, and event dispatch.
 
 use super::packet::PacketArena;
+use super::record::Recorder;
 use super::state::{
     BurstClock, EndpointCounters, InputVc, LinkCounters, Message, Nic, OutputPort, PortLink, Stats,
     NEVER, NIC_CLASS, NO_LINK,
@@ -225,6 +226,8 @@ pub struct Network {
     /// Generation stops at this time.
     pub(super) generation_end: Time,
     pub(super) stats: Stats,
+    /// Traffic matrix, injection time series and packet sizes, when asked for.
+    pub(super) recorder: Option<Box<Recorder>>,
     // Scratch for the router being settled.
     pub(super) dirty_outputs: Vec<u16>,
     pub(super) is_dirty: Vec<bool>,
@@ -325,6 +328,8 @@ impl Network {
                 config.run.warmup_ps + config.run.measure_ps,
             ),
         };
+        let recorder =
+            Recorder::build(&config.record, topology.as_ref(), window_start)?.map(Box::new);
         let generation_end = match (config.run.duration_ps, config.run.drain) {
             _ if closed => NEVER,
             (Some(duration), _) => duration,
@@ -341,6 +346,7 @@ impl Network {
             mtu_bytes: config.nic.mtu_bytes,
             header_bytes: config.nic.header_bytes,
             max_outstanding: config.nic.max_outstanding_packets,
+            recorder,
             eligibility_delay_ps: config.nic.eligibility_delay_ps,
             injection_cap_bytes: config.nic.injection_cap_bytes,
             injection_cap_window_ps: config.nic.injection_cap_window_ps,

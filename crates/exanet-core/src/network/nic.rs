@@ -310,6 +310,9 @@ impl Network {
         self.stats.packet_hops += 1;
         self.stats.progress_until = self.stats.progress_until.max(tail_out);
         if self.in_window(now) {
+            if let Some(recorder) = self.recorder.as_mut() {
+                recorder.injected(now, e, head.dst, bytes);
+            }
             let counters = &mut self.endpoint_counters[ei];
             counters.injected_packets += 1;
             counters.injected_bytes += u64::from(bytes);
@@ -386,6 +389,9 @@ impl Network {
         if self.in_window(now) {
             self.stats.window_deliveries += 1;
             self.stats.window_latency_sum_ps += u128::from(latency);
+            if let Some(recorder) = self.recorder.as_mut() {
+                recorder.delivered(packet.bytes);
+            }
             let counters = &mut self.endpoint_counters[e as usize];
             counters.received_packets += 1;
             counters.received_bytes += u64::from(packet.bytes);

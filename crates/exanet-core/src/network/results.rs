@@ -1,6 +1,7 @@
 //! Turning the final state of a run into the summary and the per-endpoint and per-link tables.
 
 use super::model::Network;
+use super::record::Recorder;
 use super::state::{EndpointCounters, OutputPort, PortLink, NIC_CLASS, NO_LINK};
 use crate::engine::Time;
 
@@ -26,6 +27,7 @@ pub struct RunOutput {
     pub jobs: Vec<JobResult>,
     /// When each burst ended (burst-synchronized sources).
     burst_ends_ps: Vec<Time>,
+    recorder: Option<Box<Recorder>>,
 }
 
 /// What one job did.
@@ -96,6 +98,15 @@ impl Network {
             .filter(|&&c| c != NIC_CLASS && c != NO_LINK)
             .count() as u64;
         sum.set("endpoints", Value::U64(u64::from(topo.num_endpoints())));
+        sum.set(
+            "traffic_matrix_level",
+            Value::Str(
+                self.recorder
+                    .as_ref()
+                    .map_or("off", |r| r.level_name())
+                    .to_string(),
+            ),
+        );
         sum.set("routers", Value::U64(u64::from(topo.num_routers())));
         sum.set("network_links", Value::U64(network_links));
         sum.set(
@@ -345,6 +356,7 @@ impl Network {
             source_queue_packets,
             jobs,
             burst_ends_ps,
+            recorder: self.recorder,
         }
     }
 }
@@ -425,6 +437,29 @@ impl RunOutput {
             ColumnData::F64(j.iter().map(|x| slowdown(x.alone_ps, x)).collect()),
         );
         t
+    }
+
+    /// The recorded traffic matrix: one row per non-zero (src, dst) cell, at the level in the
+    /// summary's `traffic_matrix_level` (empty when nothing was recorded).
+    pub fn traffic_matrix(&self) -> Table {
+        self.recorded(Recorder::matrix_table)
+    }
+
+    /// Every endpoint's injected bytes and packets per `record.injection_bin`.
+    pub fn injection_series(&self) -> Table {
+        self.recorded(|r| r.series_table(self.window_ps))
+    }
+
+    /// Packets delivered in the window, by wire size.
+    pub fn packet_sizes(&self) -> Table {
+        self.recorded(Recorder::sizes_table)
+    }
+
+    fn recorded(&self, table: impl Fn(&Recorder) -> Table) -> Table {
+        match &self.recorder {
+            Some(r) => table(r),
+            None => table(&Recorder::default()),
+        }
     }
 
     /// One row per burst: when it started and ended.
