@@ -8,6 +8,8 @@ from exanet.errors import ConfigError, DeadlockError, ExanetError, ProgramStalle
 from exanet.program import Program
 from exanet.result import Result
 from exanet.structure import TopologyInfo, from_edge_list, from_networkx, topology
+from exanet.sweep import Sweep, load
+from exanet.sweep.saturation import saturation
 
 try:
     __version__ = version("exanet")
@@ -22,12 +24,15 @@ __all__ = [
     "Program",
     "ProgramStalledError",
     "Result",
+    "Sweep",
     "TopologyInfo",
     "__version__",
     "check_routing",
     "from_edge_list",
     "from_networkx",
     "job_program",
+    "load",
+    "saturation",
     "simulate",
     "topology",
     "validate",

@@ -18,6 +18,7 @@ from exanet.config import Config, load
 from exanet.display import format_number, headline_table, jobs_table
 from exanet.errors import DeadlockError, ExanetError
 from exanet.result import Result
+from exanet.sweep import command as sweep_command
 from exanet.units import format_bandwidth_bytes_per_s, format_size_bytes, format_time_ps
 
 EXIT_UNEXPECTED = 1
@@ -246,6 +247,10 @@ def check_routing(
             stdout.print(f"  {channel['name']}")
     if not result["acyclic"]:
         raise typer.Exit(EXIT_DEADLOCK)
+
+
+app.command("sweep")(reporting_errors(sweep_command.sweep))
+app.command("saturation")(reporting_errors(sweep_command.saturation))
 
 
 def main() -> None:

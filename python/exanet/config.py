@@ -563,7 +563,7 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError("config", str(path), f"valid TOML ({exc})") from None
 
 
-_OVERRIDE_KEY_RE = re.compile(r"[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*")
+OVERRIDE_KEY_RE = re.compile(r"[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*")
 
 
 def apply_overrides(raw: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
@@ -576,14 +576,14 @@ def apply_overrides(raw: Mapping[str, Any], overrides: Iterable[str]) -> dict[st
     for override in overrides:
         key, separator, text = override.partition("=")
         key = key.strip()
-        if not separator or not _OVERRIDE_KEY_RE.fullmatch(key):
+        if not separator or not OVERRIDE_KEY_RE.fullmatch(key):
             raise ConfigError(
                 key or override,
                 format_value(text) if separator else "(no value)",
                 "an override of the form KEY=VALUE with a dotted KEY, e.g. traffic.load=0.3 or "
                 "topology.dims=[16,16]",
             )
-        _set_dotted(result, key.split("."), _parse_override_value(text.strip()))
+        set_dotted(result, key.split("."), _parse_override_value(text.strip()))
     return result
 
 
@@ -595,7 +595,7 @@ def _parse_override_value(text: str) -> Any:
     return document["value"] if len(document) == 1 else text
 
 
-def _set_dotted(table: dict[str, Any], parts: list[str], value: Any) -> None:
+def set_dotted(table: dict[str, Any], parts: list[str], value: Any) -> None:
     for depth, part in enumerate(parts[:-1]):
         child = table.setdefault(part, {})
         if not isinstance(child, dict):

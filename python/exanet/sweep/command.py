@@ -1,0 +1,97 @@
+"""The `exanet sweep` and `exanet saturation` commands (registered in exanet.cli)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from exanet.config import load
+from exanet.sweep.runner import Sweep
+from exanet.sweep.saturation import saturation as find_saturation
+
+MAX_ERROR_CHARS = 160
+"""Failure messages are cut in the table; the dataset's error column has them whole."""
+
+stdout = Console()
+
+
+class ExecutorChoice(StrEnum):
+    local = "local"
+    submitit = "submitit"
+    dask = "dask"
+
+
+def sweep(
+    spec: Annotated[
+        Path,
+        typer.Argument(help="TOML config file with a [sweep] section.", metavar="SWEEP"),
+    ],
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Points run at once (default: every core)."),
+    ] = None,
+    executor: Annotated[
+        ExecutorChoice, typer.Option(help="Where points run: a local process pool, Slurm or dask.")
+    ] = ExecutorChoice.local,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Output directory (default: exanet-out/NAME for SWEEP NAME.toml)."
+        ),
+    ] = None,
+    address: Annotated[
+        str | None, typer.Option(help="dask scheduler address (default: a LocalCluster).")
+    ] = None,
+    overrides: Annotated[
+        list[str] | None,
+        typer.Option("--set", "-s", metavar="KEY=VALUE", help="Override a key of the base config."),
+    ] = None,
+    retry_failed: Annotated[
+        bool, typer.Option(help="Run again the points stored as failed.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Show no progress.")] = False,
+) -> None:
+    """Run every point of SWEEP not yet stored in the output directory, and write the dataset
+    (points.parquet, one row per point). A failing point is recorded and the sweep goes on."""
+    run = Sweep.from_toml(spec, overrides or ()).run(
+        out or Path("exanet-out") / spec.stem,
+        executor=executor.value,
+        jobs=jobs,
+        address=address,
+        retry_failed=retry_failed,
+        progress=False if quiet else None,
+    )
+    failures = run.failures.drop_duplicates("key")
+    stdout.print(
+        f"{len(run.points)} points: {run.ran} run, {run.skipped} already stored, "
+        f"{len(failures)} failed; dataset {run.path}"
+    )
+    if len(failures):
+        table = Table(title="failed points", header_style="bold")
+        table.add_column("key")
+        table.add_column("error")
+        for key, error in zip(failures["key"], failures["error"], strict=True):
+            table.add_row(key, error[:MAX_ERROR_CHARS])
+        stdout.print(table)
+
+
+def saturation(
+    config: Annotated[Path, typer.Argument(help="TOML config file.", metavar="CONFIG")],
+    tolerance: Annotated[
+        float, typer.Option(min=0.0001, help="Stop when the bracket is this narrow.")
+    ] = 0.01,
+    overrides: Annotated[
+        list[str] | None,
+        typer.Option("--set", "-s", metavar="KEY=VALUE", help="Override a config key."),
+    ] = None,
+) -> None:
+    """Find the saturation load of CONFIG by bisection on traffic.load (docs/sweeps.md)."""
+    found = find_saturation(load(config, overrides or ()), tolerance=tolerance)
+    stdout.print(found.probes.to_string(index=False))
+    upper = "not reached" if found.upper is None else f"{found.upper:.4f}"
+    stdout.print(f"saturation load: {found.load:.4f} (first saturated probe: {upper})")

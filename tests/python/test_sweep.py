@@ -1,0 +1,309 @@
+"""Sweeps: point keys, expansion, resume, failures, executors, saturation search and the CLI."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+import exanet
+from exanet import api
+from exanet.config import Config
+from exanet.errors import ConfigError
+from exanet.sweep import (
+    DaskExecutor,
+    LocalExecutor,
+    SubmititExecutor,
+    Sweep,
+    config_key,
+    load_table,
+)
+from exanet.sweep.spec import parse_spec
+
+BASE = {
+    "topology": {"kind": "torus", "dims": [4, 4]},
+    "traffic": {"load": 0.2},
+    "run": {"warmup": "1us", "measure": "2us"},
+}
+SWEEP_TOML = """
+seed = 3
+[topology]
+kind = "torus"
+dims = [4, 4]
+[traffic]
+load = 0.2
+[run]
+warmup = "1us"
+measure = "2us"
+
+[[sweep.grid]]
+key = "traffic.load"
+values = [0.1, 0.3]
+
+[[sweep.grid]]
+key = "topology.dims"
+values = [[4, 4], [1, 4]]   # a torus dimension of 1 router cannot exist
+"""
+# Wall-clock statistics differ between any two runs of the same point.
+WALL_CLOCK_COLUMNS = ["wall_s", "events_per_s", "packet_hops_per_s"]
+
+
+def toml_key(tmp_path, text):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return config_key(Config.from_toml(path))
+
+
+def test_key_ignores_order_and_explicit_defaults_but_not_values(tmp_path):
+    plain = toml_key(tmp_path, '[topology]\nkind = "torus"\ndims = [4, 4]\n[traffic]\nload = 0.2\n')
+    reordered = toml_key(
+        tmp_path, '[traffic]\nload = 0.2\n[topology]\ndims = [4, 4]\nkind = "torus"\n'
+    )
+    explicit = toml_key(
+        tmp_path,
+        'seed = 1\n[topology]\nkind = "torus"\ndims = [4, 4]\n[traffic]\nload = 0.2\n'
+        '[router]\nvcs = 2\nlatency = "50000ps"\n[routing]\nkind = "dor"\n',
+    )
+    changed = toml_key(
+        tmp_path, '[topology]\nkind = "torus"\ndims = [4, 4]\n[traffic]\nload = 0.3\n'
+    )
+    assert plain == reordered == explicit
+    assert changed != plain
+    assert plain == config_key(Config.from_dict(BASE | {"run": {}}))
+
+
+def test_points_are_the_product_of_grid_zip_points_and_repetitions():
+    sweep = Sweep(
+        BASE,
+        grid={"traffic.load": [0.1, 0.2]},
+        zip={"links.latency": ["10ns", "20ns"], "links.bandwidth": ["25GB/s", "50GB/s"]},
+        points=[{"router": {"vcs": 2}}, {"router.vcs": 3}],
+        repetitions=2,
+    )
+    points = sweep.points
+    assert len(points) == 2 * 2 * 2 * 2
+    assert len({point.key for point in points}) == 16
+    pairs = {(p.config.links.latency, p.config.links.bandwidth) for p in points}
+    assert pairs == {(10_000, 25 * 10**9), (20_000, 50 * 10**9)}  # lock-step, not a product
+    assert {p.config.seed for p in points} == {1, 2}
+    assert points[0].axes == {
+        "traffic.load": 0.1,
+        "links.latency": "10ns",
+        "links.bandwidth": "25GB/s",
+        "router.vcs": 2,
+    }
+
+
+@pytest.mark.parametrize(
+    ("spec", "key", "words"),
+    [
+        ({"grid": [{"key": "traffic.load", "values": []}]}, "sweep.grid[0].values", "at least 1"),
+        ({"grid": [{"key": "traffic..load", "values": [1]}]}, "sweep.grid[0].key", "dotted"),
+        ({"zip": [{"keys": ["a", "b"], "values": [[1]]}]}, "sweep.zip[0].values", "2 values"),
+        ({"repetitons": 2}, "sweep.repetitons", "repetitions"),
+        (
+            {"grid": [{"key": "seed", "values": [1, 2]}], "repetitions": 2},
+            "sweep.repetitions",
+            "seed",
+        ),
+        (
+            {"grid": [{"key": "a", "values": [1]}], "zip": [{"keys": ["a"], "values": [[2]]}]},
+            "sweep.zip[0].keys",
+            "sweep.grid[0].key",
+        ),
+    ],
+)
+def test_bad_spec_names_the_key(spec, key, words):
+    with pytest.raises(ConfigError) as error:
+        parse_spec(spec)
+    assert error.value.key == key
+    assert words in error.value.expected
+
+
+def test_failing_points_are_recorded_and_the_sweep_goes_on(tmp_path):
+    sweep = Sweep(BASE, grid={"topology.dims": [[4, 4], [1, 4]], "router.vcs": [1, 2]})
+    run = sweep.run(tmp_path, executor=LocalExecutor(2), progress=False)
+    ok = run.points[run.points["status"] == "ok"]
+    assert ok["router.vcs"].tolist() == [2]
+    assert ok["accepted_load"].iloc[0] == pytest.approx(0.2, abs=0.05)
+    assert len(run.failures) == 3
+    schema_error = run.failures[run.failures["topology.dims"].map(lambda d: list(d) == [1, 4])]
+    assert schema_error["error"].str.contains("topology.dims").all()
+    # vcs = 1 passes the schema but the core refuses it: the worker records that failure.
+    core_error = run.failures[run.failures["topology.dims"].map(lambda d: list(d) == [4, 4])]
+    assert core_error["error"].str.contains("router.vcs").all()
+    assert exanet.load(tmp_path)["status"].tolist() == run.points["status"].tolist()
+
+
+class InterruptedExecutor(LocalExecutor):
+    """Runs points in this process and is interrupted (as by Ctrl-C or a kill) after `after`."""
+
+    def __init__(self, after):
+        super().__init__(1)
+        self.after = after
+
+    def map_unordered(self, function, tasks):
+        for task in tasks[: self.after]:
+            yield task, function(task)
+        raise KeyboardInterrupt
+
+
+def test_resume_runs_only_the_missing_points(tmp_path):
+    sweep = Sweep(BASE, grid={"traffic.load": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run(tmp_path, executor=InterruptedExecutor(after=3), progress=False)
+    stored = [d.name for d in (tmp_path / "points").iterdir() if not d.name.startswith(".")]
+    assert len(stored) == 3
+    resumed = sweep.run(tmp_path, executor=LocalExecutor(2), progress=False)
+    assert (resumed.ran, resumed.skipped) == (1, 3)
+    assert (resumed.points["status"] == "ok").all()
+    again = sweep.run(tmp_path, executor=LocalExecutor(2), progress=False)
+    assert (again.ran, again.skipped) == (0, 4)
+    pd.testing.assert_frame_equal(again.points, resumed.points)
+    grown = Sweep(BASE, grid={"traffic.load": [0.1, 0.2, 0.3, 0.4, 0.5]})
+    assert grown.run(tmp_path, executor=LocalExecutor(2), progress=False).ran == 1
+
+
+def test_resume_after_killing_a_sweep_process(tmp_path):
+    slow = SWEEP_TOML.replace("[[4, 4], [1, 4]]", "[[8, 8]]").replace('"2us"', '"40us"')
+    slow = slow.replace(
+        "values = [0.1, 0.3]", "values = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45]"
+    )
+    (tmp_path / "slow.toml").write_text(slow)
+    command = [sys.executable, "-m", "exanet", "sweep", "slow.toml", "-j", "1", "-o", "out", "-q"]
+    process = subprocess.Popen(command, cwd=tmp_path, start_new_session=True)
+    points_dir = tmp_path / "out" / "points"
+
+    def stored():
+        if not points_dir.exists():
+            return 0
+        return sum(not entry.name.startswith(".") for entry in points_dir.iterdir())
+
+    deadline_s = time.monotonic() + 60
+    while stored() < 2 and process.poll() is None and time.monotonic() < deadline_s:
+        time.sleep(0.01)
+    os.killpg(process.pid, signal.SIGKILL)  # the sweep and its pool workers, at once
+    process.wait()
+    killed_at = stored()
+    assert 2 <= killed_at < 8, "the sweep finished before it could be killed"
+    resumed = Sweep.from_toml(tmp_path / "slow.toml").run(
+        tmp_path / "out", executor=LocalExecutor(2), progress=False
+    )
+    assert (resumed.ran, resumed.skipped) == (8 - killed_at, killed_at)
+    assert (resumed.points["status"] == "ok").all()
+
+
+def test_local_submitit_and_dask_executors_give_identical_rows(tmp_path):
+    sweep = Sweep(BASE, grid={"traffic.load": [0.1, 0.3]})
+    executors = {
+        "local": LocalExecutor(2),
+        "submitit": SubmititExecutor(tmp_path / "submitit-jobs", 2, cluster="local"),
+        "dask": DaskExecutor(2, processes=False),
+    }
+    frames = {
+        name: sweep.run(tmp_path / name, executor=executor, progress=False).points.drop(
+            columns=WALL_CLOCK_COLUMNS
+        )
+        for name, executor in executors.items()
+    }
+    assert (frames["local"]["status"] == "ok").all()
+    pd.testing.assert_frame_equal(frames["local"], frames["submitit"])
+    pd.testing.assert_frame_equal(frames["local"], frames["dask"])
+
+
+def test_per_point_tables_are_stored_and_loaded_with_their_key(tmp_path):
+    run = Sweep(BASE, grid={"traffic.load": [0.1, 0.3]}).run(
+        tmp_path, executor=LocalExecutor(2), progress=False
+    )
+    endpoints = load_table(tmp_path, "endpoints")
+    assert len(endpoints) == 2 * 16
+    assert set(endpoints["key"]) == set(run.points["key"])
+    assert endpoints.columns[0] == "key"
+
+
+def fake_simulate(curve):
+    """A simulate whose network accepts and delays according to `curve(offered)`."""
+
+    def simulate(config, progress=None):
+        offered = config.traffic.load
+        accepted, latency_ns = curve(offered)
+        summary = {
+            "offered_load": offered,
+            "accepted_load": accepted,
+            "latency_ns_mean": latency_ns,
+        }
+        return SimpleNamespace(summary=summary)
+
+    return simulate
+
+
+def test_saturation_brackets_where_accepted_falls_below_offered(monkeypatch):
+    monkeypatch.setattr(api, "simulate", fake_simulate(lambda x: (min(x, 0.6), 100.0)))
+    found = exanet.saturation(BASE, tolerance=0.01, accepted_margin=0.05)
+    # Saturated once accepted < 0.95 x offered: from offered = 0.6 / 0.95 on.
+    assert found.load <= 0.6 / 0.95 < found.upper
+    assert found.upper - found.load <= 0.01
+    assert found.probes["saturated"].iloc[1] == "accepted < offered"  # the probe at high = 1
+
+
+def test_saturation_stops_on_latency_growth(monkeypatch):
+    monkeypatch.setattr(
+        api, "simulate", fake_simulate(lambda x: (x, 100.0 if x < 0.7 else 1_000.0))
+    )
+    found = exanet.saturation(BASE, tolerance=0.01, latency_factor=5.0)
+    assert found.load < 0.7 <= found.upper
+    assert found.zero_load_latency_ns == 100.0
+    assert set(found.probes["saturated"]) == {"", "latency"}
+
+
+def test_saturation_not_reached_below_high(monkeypatch):
+    monkeypatch.setattr(api, "simulate", fake_simulate(lambda x: (x, 100.0)))
+    found = exanet.saturation(BASE)
+    assert (found.load, found.upper, len(found.probes)) == (1.0, None, 2)
+
+
+def test_saturation_of_a_real_torus():
+    found = exanet.saturation(BASE, tolerance=0.02)
+    below = api.simulate(exanet.config.load(BASE, [f"traffic.load={found.load}"])).summary
+    above = api.simulate(exanet.config.load(BASE, [f"traffic.load={found.upper}"])).summary
+    assert below["accepted_load"] >= 0.95 * below["offered_load"]
+    assert above["accepted_load"] < 0.95 * above["offered_load"]
+    assert found.upper - found.load <= 0.02
+    assert 0.5 < found.load < 1.0
+
+
+def exanet_cli(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "exanet", *args], cwd=cwd, capture_output=True, text=True
+    )
+
+
+def test_cli_sweep_writes_the_dataset_and_lists_failures(tmp_path):
+    (tmp_path / "sweep.toml").write_text(SWEEP_TOML)
+    done = exanet_cli("sweep", "sweep.toml", "-j", "2", "--out", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    points = exanet.load(tmp_path / "out")
+    assert len(points) == 4
+    assert points.loc[points["status"] == "ok", "traffic.load"].tolist() == [0.1, 0.3]
+    assert (points["seed"].dropna() == 3).all()
+    assert "2 failed" in done.stdout
+    assert "topology.dims" in done.stdout
+    rerun = exanet_cli("sweep", "sweep.toml", "--out", "out", "-q", cwd=tmp_path)
+    assert "0 run, 4 already stored" in rerun.stdout
+
+
+def test_cli_bad_sweep_spec_exits_2_naming_the_key(tmp_path):
+    bad = SWEEP_TOML.replace('key = "traffic.load"', 'kee = "traffic.load"')
+    (tmp_path / "bad.toml").write_text(bad)
+    done = exanet_cli("sweep", "bad.toml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "sweep.grid[0].key" in done.stderr
+    assert "Traceback" not in done.stderr
+    (tmp_path / "plain.toml").write_text(SWEEP_TOML.split("[[sweep.grid]]")[0])
+    done = exanet_cli("sweep", "plain.toml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "[sweep]" in done.stderr
