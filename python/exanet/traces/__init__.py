@@ -2,7 +2,8 @@
 
 - `.parquet`, `.csv`: the exanet trace format (`exanet_format`);
 - `.goal`: GOAL schedules of LogGOPSim / ATLAHS (`goal`);
-- `<prefix>` with files `<prefix>.0.et`, `<prefix>.1.et`, ...: Chakra execution traces (`chakra`).
+- `<prefix>` with files `<prefix>.0.et`, `<prefix>.1.et`, ...: Chakra execution traces (`chakra`);
+- `.otf2`: OTF2 archives of MPI programs, by their anchor file (`otf2`; needs `exanet[otf2]`).
 
 docs/traces.md describes the format and each importer's mapping.
 """
@@ -16,12 +17,23 @@ from exanet.program import Program
 from exanet.traces.chakra import read_chakra, write_chakra
 from exanet.traces.exanet_format import read_trace, write_trace
 from exanet.traces.goal import read_goal
+from exanet.traces.otf2 import read_otf2, write_otf2
 
-__all__ = ["load_trace", "read_chakra", "read_goal", "read_trace", "write_chakra", "write_trace"]
+__all__ = [
+    "load_trace",
+    "read_chakra",
+    "read_goal",
+    "read_otf2",
+    "read_trace",
+    "write_chakra",
+    "write_otf2",
+    "write_trace",
+]
 
 FORMATS = (
-    "a .parquet or .csv exanet trace, a .goal GOAL schedule, or a Chakra trace "
-    "(the prefix of, or one of, the files <prefix>.0.et, <prefix>.1.et, ...)"
+    "a .parquet or .csv exanet trace, a .goal GOAL schedule, an OTF2 archive (its .otf2 anchor "
+    "file), or a Chakra trace (the prefix of, or one of, the files <prefix>.0.et, <prefix>.1.et, "
+    "...)"
 )
 
 
@@ -33,6 +45,8 @@ def load_trace(path: str | Path, ranks: int | None = None, *, key: str = "trace"
         program = read_trace(path)
     elif path.suffix == ".goal":
         program = read_goal(path)
+    elif path.suffix == ".otf2":
+        program = read_otf2(path, ranks, key=key)
     elif path.suffix == ".et" or Path(f"{path}.0.et").is_file():
         program = read_chakra(path, ranks)
     else:

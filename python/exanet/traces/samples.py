@@ -1,7 +1,7 @@
 """The generator programs behind the sample traces in exanet/data/traces.
 
 `python -m exanet.traces.samples [DIRECTORY]` writes them again (default: the package's own
-data/traces). halo.goal is written by hand.
+data/traces; ring_exchange.otf2 needs the otf2 extra). halo.goal is written by hand.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from exanet.program import (
 )
 from exanet.traces.chakra import write_chakra
 from exanet.traces.exanet_format import write_trace
+from exanet.traces.otf2 import remove_archive, write_otf2
 
 SAMPLES_DIRECTORY = Path(__file__).resolve().parent.parent / "data" / "traces"
 
@@ -64,12 +65,28 @@ def train_step(rank, size):
     yield waitall()
 
 
+def ring_exchange(rank, size, bytes="8KiB", iterations=2):
+    """Each iteration computes, passes a message to the right around the ring and sums a small
+    result over every rank (an allreduce)."""
+    left, right = (rank - 1) % size, (rank + 1) % size
+    for step in range(iterations):
+        yield compute("3us")
+        incoming = yield irecv(left, bytes, tag=step)
+        yield isend(right, bytes, tag=step)
+        yield wait(incoming)
+        yield allreduce("1KiB")
+    yield waitall()
+    yield compute("500ns")
+
+
 def write_samples(directory: str | Path = SAMPLES_DIRECTORY) -> None:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     write_trace(Program.from_generator(pingpong, 2), directory / "pingpong.csv")
     write_trace(Program.from_generator(ring_allreduce, 4), directory / "ring_allreduce.parquet")
     write_chakra(Program.from_generator(train_step, 2), directory / "train_step")
+    remove_archive(directory / "ring_exchange.otf2")  # OTF2 archives are not overwritten
+    write_otf2(Program.from_generator(ring_exchange, 4), directory / "ring_exchange.otf2")
 
 
 if __name__ == "__main__":

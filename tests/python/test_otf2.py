@@ -1,0 +1,401 @@
+"""The OTF2 importer and writer: round trips, replay, the shipped sample, the mapping of a trace
+laid out the way Score-P writes one, and the errors."""
+
+import sys
+from functools import partial
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import exanet
+from exanet.errors import ConfigError
+from exanet.program import (
+    Program,
+    allgather,
+    allreduce,
+    alltoall,
+    alltoallv,
+    barrier,
+    bcast,
+    comm,
+    compute,
+    irecv,
+    isend,
+    recv,
+    reduce,
+    send,
+    wait,
+    waitall,
+)
+from exanet.traces import load_trace, read_otf2, write_otf2
+from exanet.traces.otf2 import archive_paths
+from exanet.traces.samples import ring_exchange
+
+# The otf2 wheels exist for CPython 3.11 on x86-64 Linux only (pyproject.toml).
+otf2 = pytest.importorskip("otf2")
+
+SAMPLES = Path(exanet.__file__).parent / "data" / "traces"
+E = otf2.events
+LOCATION_FILES = [f"{rank}.{suffix}" for rank in range(4) for suffix in ("def", "evt")]
+
+
+def everything(rank, size):
+    """Every operation OTF2 can carry: communicators, roots, blocking and non-blocking messages
+    (some larger than the eager limit), waits and waitall, fractional compute times."""
+    yield comm(1) if rank < 2 else comm(2)
+    sub = 1 if rank < 2 else 2
+    yield compute(0.125)
+    r = yield irecv((rank - 1) % size, 512, tag=1)
+    s = yield isend((rank + 1) % size, 512, tag=1)
+    yield compute("1us")
+    yield wait(r)
+    yield alltoall(64)
+    yield bcast("1KiB", root=1, comm=sub)
+    yield wait(s)
+    yield reduce(8, root=2)
+    if rank % 2 == 0:
+        yield send(rank + 1, 4, tag=2)
+        yield recv(rank + 1, 40000, tag=3)
+    else:
+        yield recv(rank - 1, 4, tag=2)
+        yield send(rank - 1, 40000, tag=3)
+    yield allgather(16, comm=sub)
+    yield alltoallv(1000)
+    yield isend((rank + 1) % size, 1, tag=4)
+    yield irecv((rank - 1) % size, 1, tag=4)
+    yield barrier()
+    yield allreduce("4KiB")
+    yield waitall()
+    yield compute("2.5us")
+
+
+def test_round_trip_gives_the_same_operations(tmp_path):
+    program = Program.from_generator(everything, 4).validate()
+    path = tmp_path / "everything.otf2"
+    assert write_otf2(program, path) is None
+    anchor, definitions, events = archive_paths(path)
+    assert anchor.is_file() and definitions.is_file()
+    assert sorted(p.name for p in events.iterdir()) == LOCATION_FILES
+    back = read_otf2(path).validate()
+    assert back.ranks == 4
+    pd.testing.assert_frame_equal(back.sorted(), program.sorted())
+    assert back.to_core() == program.to_core()
+    # the archive is what Score-P would record: one MPI call per operation
+    with otf2.reader.open(str(path)) as trace:
+        rank0 = trace.definitions.locations[0]
+        names = [type(event).__name__ for location, event in trace.events if location == rank0]
+    assert names.count("MpiCollectiveEnd") == 7
+    assert names.count("MpiIrecvRequest") == names.count("MpiIrecv") == 2
+    assert names.count("MpiIsend") == names.count("MpiIsendComplete") == 2
+
+
+PROGRAM = """\
+from exanet.program import allreduce, comm, compute, irecv, isend, reduce, send, recv, wait, waitall
+
+def program(rank, size):
+    yield comm(1) if rank % 2 == 0 else comm(2)
+    for step in range(3):
+        yield compute("2us")
+        r = yield irecv((rank - 1) % size, "32KiB", tag=step)
+        yield isend((rank + 1) % size, "32KiB", tag=step)
+        yield wait(r)
+        yield reduce("4KiB", root=1, comm=1 + rank % 2)
+        if rank % 2 == 0:
+            yield send(rank + 1, "20KiB", tag=9)
+        else:
+            yield recv(rank - 1, "20KiB", tag=9)
+        yield allreduce("64KiB")
+    yield waitall()
+    yield compute("750ns")
+"""
+
+
+def test_replaying_the_trace_takes_the_time_of_the_program(tmp_path):
+    source = tmp_path / "exchange.py"
+    source.write_text(PROGRAM)
+    path = tmp_path / "exchange.otf2"
+    write_otf2(Program.from_file(source, 8), path)
+
+    def run(job):
+        topology = {"kind": "torus", "dims": [4, 4]}
+        traffic = {"kind": "jobs", "jobs": [job], "send_overhead": "100ns"}
+        return exanet.simulate(
+            {"topology": topology, "router": {"vc_buffer": "16KiB"}, "traffic": traffic}
+        )
+
+    direct = run({"program": str(source), "ranks": 8, "name": "exchange"})
+    replayed = run({"trace": str(path), "name": "exchange"})
+    completion_ns = direct.jobs["completion_ns"][0]
+    assert replayed.jobs["completion_ns"][0] == completion_ns
+    assert completion_ns > 3 * 2000 + 750  # the compute alone
+    assert replayed.summary["messages_sent"] == direct.summary["messages_sent"] > 8 * 3 * 2
+    assert replayed.summary["bytes_sent"] == direct.summary["bytes_sent"]
+    assert replayed.summary["delivery_checksum_ok"]
+
+
+def test_the_shipped_sample_loads_validates_and_matches_its_generator():
+    anchor, definitions, events = archive_paths(SAMPLES / "ring_exchange.otf2")
+    assert anchor.is_file() and definitions.is_file()
+    assert sorted(p.name for p in events.iterdir()) == LOCATION_FILES
+    program = load_trace(anchor, ranks=4).validate("traffic.jobs[0].trace")
+    pd.testing.assert_frame_equal(
+        program.sorted(), Program.from_generator(ring_exchange, 4).sorted()
+    )
+    rank0 = program.sorted().query("rank == 0")
+    assert rank0["op"].tolist() == (
+        ["compute", "irecv", "isend", "wait", "allreduce"] * 2 + ["waitall", "compute"]
+    )
+    assert rank0.query("op == 'compute'")["compute_ns"].tolist() == [3000.0, 3000.0, 500.0]
+
+
+# --- a trace laid out the way Score-P writes one ----------------------------------------------
+
+
+def write_scorep_like(path, rank0_events, ranks=3):
+    """An archive with MPI_COMM_WORLD, `split` (job ranks 2 and 0, in that communicator-rank
+    order), MPI_COMM_SELF and `dup` (a duplicate of the world), on a nanosecond clock; rank 0
+    gets `rank0_events(comms, region)`, the others an empty `main`."""
+    with otf2.writer.open(
+        str(path.parent), archive_name=path.stem, timer_resolution=10**9
+    ) as trace:
+        d = trace.definitions
+        node = d.system_tree_node("node")
+        locations = [
+            d.location(
+                "Master thread", group=d.location_group(f"rank {r}", system_tree_parent=node)
+            )
+            for r in range(ranks)
+        ]
+        mpi, group_type = otf2.Paradigm.MPI, otf2.GroupType
+        d.group("locations", group_type=group_type.COMM_LOCATIONS, paradigm=mpi, members=locations)
+
+        def group(name, members, kind=group_type.COMM_GROUP):
+            return d.group(name, group_type=kind, paradigm=mpi, members=members)
+
+        world_group = group("world", locations)
+        world = d.comm("MPI_COMM_WORLD", group=world_group)
+        comms = {
+            "world": world,
+            "split": d.comm(
+                "split", group=group("split", [locations[2], locations[0]]), parent=world
+            ),
+            "self": d.comm("MPI_COMM_SELF", group=group("self", [], group_type.COMM_SELF)),
+            "dup": d.comm("dup", group=world_group, parent=world),
+        }
+        regions = {}
+
+        def region(name):
+            paradigm = mpi if name.startswith("MPI_") else otf2.Paradigm.USER
+            return regions.setdefault(name, d.region(name, paradigm=paradigm))
+
+        for rank, location in enumerate(locations):
+            write = trace.event_writer_from_location(location)
+            events = rank0_events(comms, region) if rank == 0 else []
+            for event in events or [E.Enter(5000, region("main")), E.Leave(5000, region("main"))]:
+                write(event)
+
+
+def call(region, name, enter, leave, *events):
+    """The MPI call `name` from tick `enter` to tick `leave`, with its events."""
+    return [E.Enter(enter, region(name)), *events, E.Leave(leave, region(name))]
+
+
+def collective_end(tick, name, comm, root, sent, received):
+    op = getattr(otf2.CollectiveOp, name)
+    return [E.MpiCollectiveBegin(tick), E.MpiCollectiveEnd(tick, op, comm, root, sent, received)]
+
+
+NO_ROOT = 2**32 - 1
+
+
+def rank0_story(comms, region):
+    world, split, mpi = comms["world"], comms["split"], partial(call, region)
+    create = collective_end(1750, "CREATE_HANDLE", world, NO_ROOT, 0, 0)
+    allreduce_3x32 = collective_end(4050, "ALLREDUCE", comms["dup"], NO_ROOT, 96, 96)
+    sendrecv = [E.MpiSend(2000, 1, world, 5, 100), E.MpiRecv(2400, 1, world, 6, 200)]
+    return [
+        E.Enter(1000, region("main")),
+        *mpi("MPI_Init", 1200, 1500),  # MPI time: neither compute nor an operation
+        *mpi("MPI_Comm_split", 1700, 1800, *create),
+        *mpi("MPI_Sendrecv", 2000, 2500, *sendrecv),
+        *mpi("MPI_Irecv", 2600, 2610, E.MpiIrecvRequest(2605, 77)),
+        *mpi("MPI_Isend", 2700, 2710, E.MpiIsend(2705, 0, split, 9, 300, 78)),
+        # completes the irecv but not the isend: a wait, not a waitall
+        *mpi("MPI_Waitall", 3000, 3100, E.MpiIrecv(3050, 1, world, 7, 400, 77)),
+        # in-place root (communicator rank 0 = job rank 2): 0 sent, (N - 1)·B received
+        *mpi("MPI_Reduce", 3200, 3300, *collective_end(3250, "REDUCE", split, 0, 0, 64)),
+        *mpi("MPI_Bcast", 3400, 3450, *collective_end(3420, "BCAST", comms["self"], 0, 8, 8)),
+        E.Enter(3500, region("solver")),
+        E.MpiSend(3600, 2, world, 1, 10),  # outside any MPI region: a call of no length
+        E.Leave(3700, region("solver")),
+        *mpi("MPI_Wait", 3800, 3900, E.MpiIsendComplete(3850, 78)),
+        *mpi("MPI_Allreduce", 4000, 4100, *allreduce_3x32),
+        *mpi("MPI_Irecv", 4100, 4110, E.MpiIrecvRequest(4105, 79)),
+        *mpi("MPI_Test", 4200, 4250, E.MpiRequestCancelled(4220, 79)),
+        E.Leave(4500, region("main")),
+    ]
+
+
+def test_a_scorep_like_trace_maps_calls_requests_collectives_and_communicators(tmp_path):
+    path = tmp_path / "scorep.otf2"
+    write_scorep_like(path, rank0_story)
+    program = read_otf2(path, ranks=3)
+    rows = list(
+        program.sorted()
+        .query("rank == 0")[["op", "peer", "bytes", "tag", "compute_ns", "communicator", "request"]]
+        .itertuples(index=False, name=None)
+    )
+    assert rows == [
+        ("comm", -1, 0, 0, 0.0, 1, -1),  # split: id 1; MPI_COMM_SELF: none
+        ("comm", -1, 0, 0, 0.0, 2, -1),  # dup has every rank but a parent: id 2, not 0
+        ("compute", -1, 0, 0, 200.0, 0, -1),  # first event -> MPI_Init
+        ("compute", -1, 0, 0, 200.0, 0, -1),  # MPI_Init -> MPI_Comm_split (skipped)
+        ("compute", -1, 0, 0, 200.0, 0, -1),
+        ("isend", 1, 100, 5, 0.0, 0, 0),  # MPI_Sendrecv: both at once
+        ("irecv", 1, 200, 6, 0.0, 0, 1),
+        ("wait", -1, 0, 0, 0.0, 0, 0),
+        ("wait", -1, 0, 0, 0.0, 0, 1),
+        ("compute", -1, 0, 0, 100.0, 0, -1),
+        ("irecv", 1, 400, 7, 0.0, 0, 2),  # source, size and tag from its completion
+        ("compute", -1, 0, 0, 90.0, 0, -1),
+        ("isend", 2, 300, 9, 0.0, 0, 3),  # split rank 0 is job rank 2
+        ("compute", -1, 0, 0, 290.0, 0, -1),
+        ("wait", -1, 0, 0, 0.0, 0, 2),
+        ("compute", -1, 0, 0, 100.0, 0, -1),
+        ("reduce", 1, 64, 0, 0.0, 1, -1),  # root: job rank 2, second of split's ranks (0, 2)
+        ("compute", -1, 0, 0, 100.0, 0, -1),  # the bcast over MPI_COMM_SELF moves nothing
+        ("compute", -1, 0, 0, 150.0, 0, -1),
+        ("send", 2, 10, 1, 0.0, 0, -1),
+        ("compute", -1, 0, 0, 200.0, 0, -1),
+        ("wait", -1, 0, 0, 0.0, 0, 3),
+        ("compute", -1, 0, 0, 100.0, 0, -1),
+        ("allreduce", -1, 32, 0, 0.0, 2, -1),  # 96 B sent = 3 ranks x 32 B
+        ("compute", -1, 0, 0, 90.0, 0, -1),  # the cancelled irecv is gone
+        ("compute", -1, 0, 0, 250.0, 0, -1),  # last Leave of MPI -> last event
+    ]
+    # ranks 1 and 2 only declare their communicators
+    assert program.sorted().query("rank > 0")["op"].tolist() == ["comm", "comm", "comm"]
+    assert program.sorted().query("rank == 2")["communicator"].tolist() == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("events", "value", "expected"),
+    [
+        (
+            lambda comms, region: collective_end(10, "SCAN", comms["world"], NO_ROOT, 8, 8),
+            "MpiCollectiveEnd at 0 ns: collective SCAN",
+            "a collective exanet has: ALLREDUCE, BCAST, REDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, "
+            "BARRIER",
+        ),
+        (
+            lambda comms, region: [E.NonBlockingCollectiveRequest(10, 1)],
+            "NonBlockingCollectiveRequest",
+            "it has no non-blocking collectives",
+        ),
+        (
+            lambda comms, region: [E.MpiIsendComplete(10, 5)],
+            "rank 0, MpiIsendComplete at 0 ns: request 5",
+            "a request started by an MpiIsend before",
+        ),
+        (
+            lambda comms, region: [
+                E.MpiIsend(10, 1, comms["world"], 0, 8, 5),
+                E.MpiRequestCancelled(20, 5),
+            ],
+            "MpiRequestCancelled at 10 ns: request 5",
+            "a cancelled receive (not a send)",
+        ),
+        (
+            lambda comms, region: [E.MpiIrecvRequest(10, 5)],
+            "rank 0: irecv request 0",
+            "an MpiIrecv completing each MpiIrecvRequest",
+        ),
+        (
+            lambda comms, region: [E.MpiSend(10, 2, comms["split"], 0, 8)],
+            "rank 2 of split",
+            "a rank in 0..1",
+        ),
+    ],
+)
+def test_what_exanet_cannot_read_is_refused_naming_the_key_and_event(
+    tmp_path, events, value, expected
+):
+    path = tmp_path / "bad.otf2"
+    write_scorep_like(path, events)
+    with pytest.raises(ConfigError) as info:
+        load_trace(path, key="traffic.jobs[2].trace")
+    assert info.value.key == "traffic.jobs[2].trace"
+    assert str(path) in info.value.value
+    assert value in info.value.value
+    assert expected in info.value.expected
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+
+def test_missing_and_corrupt_archives_and_rank_counts_are_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match=r"anchor file <name>\.otf2 \(missing\)") as info:
+        load_trace(tmp_path / "none.otf2", key="traffic.jobs[0].trace")
+    assert info.value.key == "traffic.jobs[0].trace"
+    (tmp_path / "corrupt.otf2").write_bytes(b"not an OTF2 anchor file\n" * 4)
+    with pytest.raises(ConfigError, match="a readable OTF2 archive") as info:
+        read_otf2(tmp_path / "corrupt.otf2")
+    assert info.value.key == "trace"
+    assert info.value.value == str(tmp_path / "corrupt.otf2")
+    # a damaged event file: definitions read, events not
+    path = tmp_path / "damaged.otf2"
+    write_otf2(Program.from_generator(everything, 4), path)
+    (path.with_suffix("") / "1.evt").write_bytes(b"\x00" * 64)
+    with pytest.raises(ConfigError, match="a readable OTF2 archive"):
+        read_otf2(path)
+    with pytest.raises(ConfigError, match="a trace of 3 ranks") as info:
+        load_trace(SAMPLES / "ring_exchange.otf2", ranks=3, key="traffic.jobs[1].trace")
+    assert info.value.key == "traffic.jobs[1].trace"
+    assert info.value.value.endswith("(4 ranks)")
+
+
+def test_without_the_otf2_package_the_error_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "otf2", None)  # `import otf2` now raises ImportError
+    sample = SAMPLES / "ring_exchange.otf2"
+    expected = 'the optional OTF2 reader: pip install "exanet[otf2]"'
+    with pytest.raises(ConfigError) as info:
+        read_otf2(sample)
+    assert (info.value.key, info.value.value, info.value.expected) == (
+        "trace",
+        str(sample),
+        expected,
+    )
+    topology = {"kind": "torus", "dims": [2, 2]}
+    traffic = {"kind": "jobs", "jobs": [{"trace": str(sample)}]}
+    with pytest.raises(ConfigError) as info:
+        exanet.simulate({"topology": topology, "traffic": traffic})
+    assert info.value.key == "traffic.jobs[0].trace"
+    assert info.value.expected == expected
+    with pytest.raises(ConfigError, match='pip install "exanet\\[otf2\\]"'):
+        write_otf2(Program.from_generator(ring_exchange, 2), tmp_path / "x.otf2")
+
+
+def test_write_otf2_refuses_what_otf2_cannot_record_and_existing_archives(tmp_path):
+    def wildcard(rank, size):
+        yield send(1, 8) if rank == 0 else recv(0, 8)
+
+    with pytest.raises(ConfigError, match="no wildcard receives") as info:
+        write_otf2(Program.from_generator(wildcard, 2), tmp_path / "w.otf2")
+    assert info.value.value == "rank 1 seq 0 recv"
+
+    def algorithm(rank, size):
+        yield allreduce(64, algorithm="ring")
+
+    with pytest.raises(ConfigError, match="no collective algorithms"):
+        write_otf2(Program.from_generator(algorithm, 2), tmp_path / "a.otf2")
+    with pytest.raises(ConfigError, match=r"ending in \.otf2"):
+        write_otf2(Program.from_generator(ring_exchange, 2), tmp_path / "x.def")
+    path = tmp_path / "ring.otf2"
+    write_otf2(Program.from_generator(ring_exchange, 2), path)
+    before = {p: p.read_bytes() for p in path.parent.rglob("*") if p.is_file()}
+    with pytest.raises(ConfigError, match="exists"):
+        write_otf2(Program.from_generator(ring_exchange, 3), path)
+    assert {p: p.read_bytes() for p in path.parent.rglob("*") if p.is_file()} == before
+    assert read_otf2(path).ranks == 2
+    assert not list(tmp_path.glob("[wa].*"))  # refused programs leave nothing behind
