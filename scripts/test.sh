@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# headless Chromium renders the HTML report in tests/python/test_plots_report.py
+command -v chromium >/dev/null || {
+    sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends chromium
+}
 python3 -m pip install --quiet --disable-pip-version-check '.[test]'
 
 cargo fmt --all --check

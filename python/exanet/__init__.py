@@ -1,6 +1,7 @@
 """exanet: a packet-level interconnection-network simulator and design-space explorer."""
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 from exanet.api import check_routing, job_program, simulate, validate
 from exanet.config import Config
@@ -36,4 +37,14 @@ __all__ = [
     "simulate",
     "topology",
     "validate",
+    "write_report",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`write_report` loads matplotlib, so it is imported only when first used."""
+    if name == "write_report":
+        from exanet.report import write_report
+
+        return write_report
+    raise AttributeError(f"module 'exanet' has no attribute {name!r}")

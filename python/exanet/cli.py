@@ -249,6 +249,32 @@ def check_routing(
         raise typer.Exit(EXIT_DEADLOCK)
 
 
+@app.command()
+@reporting_errors
+def report(
+    results: Annotated[
+        Path,
+        typer.Argument(
+            help="A run directory (exanet run) or a sweep output directory (exanet sweep).",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="HTML file to write (default: RESULTS/report.html).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Write a self-contained HTML report (plots, tables, config) of RESULTS."""
+    from exanet.report import write_report  # matplotlib loads only for this command
+
+    stdout.print(f"report written to {write_report(results, output)}")
+
+
 app.command("sweep")(reporting_errors(sweep_command.sweep))
 app.command("saturation")(reporting_errors(sweep_command.saturation))
 
