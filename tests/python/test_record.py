@@ -127,3 +127,25 @@ def test_groups_need_a_topology_with_groups():
         run({"traffic_matrix": "groups"})
     assert error.value.key == "record.traffic_matrix"
     assert "no groups" in str(error.value)
+
+
+def test_characterize_agrees_with_the_summary_and_the_pattern():
+    from exanet.analysis import characterize
+
+    result = run(
+        RECORD_ALL,
+        topology={"kind": "torus", "dims": [4, 4]},
+        traffic={"load": 0.3, "pattern": "bit_complement"},
+    )
+    traffic = characterize(result)
+    s = result.summary
+    injected_gbytes_per_s = s["injected_load"] * s["injection_bandwidth_gbytes_per_s"]
+    assert traffic["injection_gbytes_per_s_mean"] == pytest.approx(injected_gbytes_per_s)
+    # The bins tile the window, so their mean is the window's mean.
+    assert traffic["instantaneous_injection_gbytes_per_s_avg"] == pytest.approx(
+        injected_gbytes_per_s
+    )
+    assert traffic["instantaneous_injection_gbytes_per_s_p99"] >= injected_gbytes_per_s
+    # bit_complement sends endpoint s to 15 - s: all traffic crosses the halves 0-7 | 8-15.
+    assert traffic["bisection_fraction"] == 1.0
+    assert traffic["packet_bytes_mean"] == 288.0

@@ -5,6 +5,7 @@
 `projection` extrapolates to larger systems. See docs/analysis.md for the expected columns.
 """
 
+from exanet.analysis.characterize import characterize
 from exanet.analysis.curves import (
     network_costs,
     performance_per_cost,
@@ -46,6 +47,7 @@ __all__ = [
     "binned_injection",
     "bisection_fraction",
     "capped_timeline",
+    "characterize",
     "execution_time_ns",
     "injection_time_ns",
     "injection_timeline_bytes",
