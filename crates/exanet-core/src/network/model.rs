@@ -4,8 +4,8 @@
 use super::packet::PacketArena;
 use super::record::Recorder;
 use super::state::{
-    BurstClock, EndpointCounters, InputVc, LinkCounters, Message, Nic, OutputPort, PortLink, Stats,
-    NEVER, NIC_CLASS, NO_LINK,
+    BurstClock, EndpointCounters, InputVc, LinkCounters, Message, Nic, NicLimits, OutputPort,
+    PortLink, Stats, NEVER, NIC_CLASS, NO_LINK,
 };
 use crate::config::{Arbitration, Config, Drain, LinkParams, TrafficConfig};
 use crate::engine::{
@@ -216,6 +216,8 @@ pub struct Network {
     pub(super) requests: Vec<u64>,
     // NIC state, indexed by endpoint [* vcs + vc].
     pub(super) nics: Vec<Nic>,
+    /// Per-NIC throttle, burst and cap state (empty when no feature needs it).
+    pub(super) nic_limits: Vec<NicLimits>,
     pub(super) nic_credits: Vec<u32>,
     /// NICs whose next message is due before the end of the measurement window.
     pub(super) nics_owing_window: u64,
@@ -305,17 +307,21 @@ impl Network {
                 credits.extend(std::iter::repeat_n(credit, vcs));
             }
         }
+        let nic_limits = if config.nic.max_outstanding_packets > 0
+            || config.nic.injection_cap_bytes > 0
+            || burst.is_some()
+        {
+            vec![NicLimits::default(); endpoints]
+        } else {
+            Vec::new()
+        };
         let nics = (0..endpoints)
             .map(|e| Nic {
                 queue: Default::default(),
                 cut_bytes: 0,
                 slot: 0,
-                outstanding: 0,
-                budget: 0,
                 free_at: 0,
                 wake_at: NEVER,
-                cap_window: 0,
-                cap_used_bytes: 0,
                 next_gen: NEVER,
                 rng: entity_stream(config.seed, (routers + e) as u64),
             })
@@ -375,6 +381,7 @@ impl Network {
             ),
             requests: huge_page_vec(0, routers * ports * request_words),
             nics,
+            nic_limits,
             nic_credits: huge_page_vec(vc_buffer, endpoints * vcs),
             nics_owing_window: 0,
             endpoint_counters: huge_page_vec(EndpointCounters::default(), endpoints),
@@ -482,7 +489,7 @@ impl Model for Network {
             }
             NetEvent::NicAck => {
                 let e = (target - self.num_routers()) as usize;
-                self.nics[e].outstanding -= 1;
+                self.nic_limits[e].outstanding -= 1;
             }
             NetEvent::HostWake => {
                 let e = target - self.num_routers();

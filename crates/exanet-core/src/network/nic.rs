@@ -50,8 +50,8 @@ impl Network {
             .expect("only synthetic sources generate");
         let mut next = due.saturating_add(source.next_gap(e, &mut self.nics[ei].rng, false));
         if let Generation::Burst { .. } = source.generation {
-            self.nics[ei].budget -= 1;
-            if self.nics[ei].budget == 0 {
+            self.nic_limits[ei].budget -= 1;
+            if self.nic_limits[ei].budget == 0 {
                 next = NEVER;
             }
         }
@@ -76,8 +76,8 @@ impl Network {
         }
         if let Some(burst) = &self.burst {
             let budget = burst.packets_per_burst;
-            for nic in &mut self.nics {
-                nic.budget = budget;
+            for limits in &mut self.nic_limits {
+                limits.budget = budget;
             }
         }
         for e in 0..self.topology.num_endpoints() {
@@ -170,12 +170,12 @@ impl Network {
         }
         let window = now / self.injection_cap_window_ps;
         let bytes = self.head_packet_wire_bytes(e);
-        let nic = &mut self.nics[e as usize];
-        if nic.cap_window != window {
-            nic.cap_window = window;
-            nic.cap_used_bytes = 0;
+        let limits = &mut self.nic_limits[e as usize];
+        if limits.cap_window != window {
+            limits.cap_window = window;
+            limits.cap_used_bytes = 0;
         }
-        if nic.cap_used_bytes + bytes <= self.injection_cap_bytes {
+        if limits.cap_used_bytes + bytes <= self.injection_cap_bytes {
             now
         } else {
             (window + 1) * self.injection_cap_window_ps
@@ -192,7 +192,8 @@ impl Network {
             self.materialize(now, e);
         }
         let nic = &self.nics[ei];
-        let throttled = self.max_outstanding != 0 && nic.outstanding >= self.max_outstanding;
+        let throttled =
+            self.max_outstanding != 0 && self.nic_limits[ei].outstanding >= self.max_outstanding;
         let eligible_at = nic
             .queue
             .front()
@@ -288,12 +289,14 @@ impl Network {
             route_phase: 0,
             route_random: route_random(e, head.gen_ps, index),
         });
+        if self.injection_cap_bytes != 0 {
+            self.nic_limits[ei].cap_used_bytes += u64::from(bytes);
+        }
+        if self.max_outstanding != 0 {
+            self.nic_limits[ei].outstanding += 1;
+        }
         let nic = &mut self.nics[ei];
         nic.free_at = tail_out;
-        nic.cap_used_bytes += u64::from(bytes);
-        if self.max_outstanding != 0 {
-            nic.outstanding += 1;
-        }
         if index + 1 == packets {
             nic.queue.pop_front();
             nic.cut_bytes = 0;
@@ -455,8 +458,8 @@ impl Network {
         }
         let budget = burst.packets_per_burst;
         for e in 0..endpoints {
+            self.nic_limits[e as usize].budget = budget;
             let nic = &mut self.nics[e as usize];
-            nic.budget = budget;
             nic.next_gen = now;
             self.nics_owing_window += 1;
             let entity = self.nic_entity(e);

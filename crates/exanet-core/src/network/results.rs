@@ -597,7 +597,7 @@ impl RunOutput {
             peer_port.push(pp);
             endpoint.push(ep);
             bytes.push(counters.bytes);
-            packets.push(counters.packets);
+            packets.push(u64::from(counters.packets));
             busy_ns.push(counters.busy_ps as f64 / PS_PER_NS);
             util.push(counters.busy_ps as f64 / w);
         }

@@ -88,12 +88,16 @@ pub(super) struct EndpointCounters {
     pub latency_count: u64,
 }
 
-/// Counters per router output link, over the measurement window.
+/// Counters per router output link, over the measurement window. Packed to 4-byte alignment
+/// beside the output's round-robin pointer, so that an output port takes 40 bytes, not 48; a
+/// link cannot carry 2^32 packets in a window a packet-level run simulates (4 s at 1 G
+/// packets/s).
 #[derive(Debug, Clone, Copy, Default)]
+#[repr(C, packed(4))]
 pub(super) struct LinkCounters {
     pub bytes: u64,
-    pub packets: u64,
     pub busy_ps: u64,
+    pub packets: u32,
 }
 
 /// One VC of one router input port: its buffer, and the routing decision for the packet at its
@@ -125,6 +129,19 @@ pub(super) struct OutMessage {
 /// `token` of a message the workload does not follow.
 pub(super) const NO_TOKEN: u32 = u32::MAX;
 
+/// A NIC's state for the features that need it (throttle, bursts, injection cap), kept apart
+/// so that runs without them do not carry it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct NicLimits {
+    /// Packets in the network not yet acknowledged (the injection throttle).
+    pub outstanding: u32,
+    /// Messages left in the current burst.
+    pub budget: u32,
+    /// The injection cap's current window (its index) and the wire bytes started in it.
+    pub cap_window: u64,
+    pub cap_used_bytes: u64,
+}
+
 /// A NIC's state.
 #[derive(Debug, Clone)]
 pub(super) struct Nic {
@@ -135,16 +152,9 @@ pub(super) struct Nic {
     pub cut_bytes: u64,
     /// Reassembly slot of the head message, once its first packet is out.
     pub slot: u32,
-    /// Packets in the network not yet acknowledged (the injection throttle).
-    pub outstanding: u32,
-    /// Messages left in the current burst.
-    pub budget: u32,
     /// When the injection link is free.
     pub free_at: Time,
     pub wake_at: Time,
-    /// The injection cap's current window (its index) and the wire bytes started in it.
-    pub cap_window: u64,
-    pub cap_used_bytes: u64,
     /// When the next message is due (NEVER: no more messages).
     pub next_gen: Time,
     pub rng: EntityRng,
@@ -160,6 +170,8 @@ pub(super) struct OutputPort {
     /// Request bit the next round-robin search starts from.
     pub rr: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<OutputPort>() == 40);
 
 /// A message being reassembled: packets still to arrive, and the workload's name for it.
 #[derive(Debug, Clone, Copy)]
