@@ -3,7 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from exanet.api import check_routing, job_program, simulate, validate
+from exanet.api import check_routing, job_program, partition, simulate, validate
 from exanet.config import Config
 from exanet.errors import ConfigError, DeadlockError, ExanetError, ProgramStalledError
 from exanet.program import Program
@@ -33,6 +33,7 @@ __all__ = [
     "from_networkx",
     "job_program",
     "load",
+    "partition",
     "saturation",
     "simulate",
     "topology",

@@ -43,6 +43,16 @@ def validate(config: ConfigSource) -> dict[str, Any]:
         return _core.validate(config_json)
 
 
+def partition(config: ConfigSource, parts: int) -> dict[str, Any]:
+    """How the parallel engine would split the network of `config` into `parts`: the method
+    (slabs, groups or bfs), routers_per_part, endpoints_per_part, cut_links and lookahead_ps
+    (the smallest latency of a cut link: the width of the synchronous windows; None when
+    nothing is cut). Raises ConfigError."""
+    config_json = json.dumps(load(config).to_core())
+    with _core_errors():
+        return _core.partition(config_json, parts)
+
+
 def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     """Run one simulation of `config` (a Config, a mapping of config keys or a TOML path).
 

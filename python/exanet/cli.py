@@ -201,14 +201,35 @@ def _describe(config: Config) -> str:
 
 @app.command("validate")
 @reporting_errors
-def validate_config(config: ConfigArgument, overrides: OverridesOption = None) -> None:
+def validate_config(
+    config: ConfigArgument,
+    overrides: OverridesOption = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Also show how the parallel engine would split the network over this many "
+            "threads: balance, cut links and lookahead.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
     """Check CONFIG and print the structure of its network, without simulating."""
-    structure = api.validate(load(config, overrides or ()))
+    loaded = load(config, overrides or ())
+    structure = api.validate(loaded)
     table = Table(title=f"{config.name} is valid", header_style="bold")
     table.add_column("property")
     table.add_column("value", justify="right")
     for name, value in structure.items():
         table.add_row(name, format_number(value))
+    if threads is not None:
+        split = api.partition(loaded, threads)
+        endpoints = split["endpoints_per_part"]
+        lookahead = split["lookahead_ps"]
+        table.add_row(f"partition ({threads} threads)", split["method"])
+        table.add_row("endpoints per part min / max", f"{min(endpoints):,} / {max(endpoints):,}")
+        table.add_row("cut links", format_number(split["cut_links"]))
+        table.add_row("lookahead (window)", "-" if lookahead is None else format_time_ps(lookahead))
     stdout.print(table)
 
 

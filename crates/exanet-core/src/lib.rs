@@ -10,6 +10,7 @@ pub mod describe;
 pub mod engine;
 pub mod error;
 pub mod network;
+pub mod parallel;
 pub mod routing;
 pub mod stats;
 pub mod topology;
@@ -54,6 +55,25 @@ pub fn describe(config: &Config) -> Result<Description, ConfigError> {
         }),
         average_distance_hops: describe::average_endpoint_distance(topo),
     })
+}
+
+/// The default partition of a configuration's network into `parts` for the parallel engine:
+/// its balance, cut links and lookahead (the smallest latency of a cut link, from the link
+/// classes' parameters).
+pub fn partition(config: &Config, parts: u32) -> Result<parallel::PartitionReport, ConfigError> {
+    let topo = topology::build(&config.topology)?;
+    let t = topo.as_ref();
+    let names = t.link_class_names();
+    let split = parallel::partition(t, parts)?;
+    Ok(parallel::report(t, &split, |r, p| {
+        let name = &names[t.link_class(r, p) as usize];
+        config
+            .links
+            .classes
+            .get(name)
+            .unwrap_or(&config.links.default)
+            .latency_ps
+    }))
 }
 
 /// Builds the channel-dependency graph of a configuration's routing and checks it for cycles

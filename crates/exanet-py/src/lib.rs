@@ -166,6 +166,24 @@ fn validate<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDi
     Ok(d)
 }
 
+/// The default partition of a core-JSON config's network into `parts`: method, balance, cut
+/// links and lookahead.
+#[pyfunction]
+fn partition<'py>(py: Python<'py>, config_json: &str, parts: u32) -> PyResult<Bound<'py, PyDict>> {
+    let config = parse(config_json)?;
+    let report = py
+        .detach(|| exanet_core::partition(&config, parts))
+        .map_err(config_error)?;
+    let d = PyDict::new(py);
+    d.set_item("parts", report.parts)?;
+    d.set_item("method", report.method)?;
+    d.set_item("routers_per_part", report.routers_per_part)?;
+    d.set_item("endpoints_per_part", report.endpoints_per_part)?;
+    d.set_item("cut_links", report.cut_links)?;
+    d.set_item("lookahead_ps", report.lookahead_ps)?;
+    Ok(d)
+}
+
 /// Describes a topology (core-JSON `[topology]` table) without simulating: counts, distances,
 /// path diversity, bisection and balance, measured with the GIL released.
 #[pyfunction]
@@ -324,6 +342,7 @@ fn job_program<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(partition, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(describe_topology, m)?)?;
     m.add_function(wrap_pyfunction!(check_routing, m)?)?;

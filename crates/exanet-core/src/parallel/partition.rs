@@ -1,0 +1,266 @@
+//! Partitions of a network's routers (each with its NICs) for the conservative parallel engine
+//! (DESIGN §3): few links cut, endpoints balanced. The smallest latency of a cut link is the
+//! lookahead, the width of the synchronous windows.
+//!
+//! - `slabs`: tori and meshes, cut across their longest dimension (parts <= its length);
+//! - `groups`: families with groups (dragonflies, Slim Fly, Fishnets, fat-tree pods), whole
+//!   groups per part, filled in group order to an equal share of endpoints;
+//! - `bfs`: any topology, routers in breadth-first order from router 0 cut into consecutive
+//!   runs of an equal share of endpoints.
+
+use std::collections::VecDeque;
+
+use crate::engine::Time;
+use crate::error::ConfigError;
+use crate::topology::{Peer, Topology};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Partition {
+    pub parts: u32,
+    pub method: &'static str,
+    /// The part of every router.
+    pub part_of: Vec<u32>,
+}
+
+/// What a partition costs: its balance, the links it cuts and the lookahead they allow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionReport {
+    pub parts: u32,
+    pub method: &'static str,
+    pub routers_per_part: Vec<u32>,
+    pub endpoints_per_part: Vec<u32>,
+    /// Router-to-router links (both directions count one) between different parts.
+    pub cut_links: u64,
+    /// Smallest latency of a cut link (None: nothing is cut).
+    pub lookahead_ps: Option<Time>,
+}
+
+/// The default partition of `topology` into `parts`: slabs on tori and meshes, groups where the
+/// family has them and there are enough, breadth-first runs otherwise.
+pub fn partition(topology: &dyn Topology, parts: u32) -> Result<Partition, ConfigError> {
+    let routers = topology.num_routers();
+    if parts == 0 || parts > routers {
+        return Err(ConfigError::new(
+            "threads",
+            parts.to_string(),
+            format!("between 1 and the number of routers, {routers}"),
+        ));
+    }
+    if let Some(torus) = topology.coordinates() {
+        let (dim, &k) = torus
+            .dims()
+            .iter()
+            .enumerate()
+            .max_by_key(|&(d, &k)| (k, std::cmp::Reverse(d)))
+            .expect("a torus has a dimension");
+        if parts <= k {
+            let part_of = (0..routers)
+                .map(|r| (u64::from(torus.coord(r, dim)) * u64::from(parts) / u64::from(k)) as u32)
+                .collect();
+            return Ok(Partition {
+                parts,
+                method: "slabs",
+                part_of,
+            });
+        }
+    }
+    let groups: Option<Vec<u32>> = (0..routers).map(|r| topology.group(r)).collect();
+    if let Some(groups) = groups {
+        let count = groups.iter().max().map_or(0, |&g| g + 1);
+        if count >= parts {
+            let mut order: Vec<u32> = (0..routers).collect();
+            order.sort_by_key(|&r| (groups[r as usize], r));
+            let by_group = fill_in_order(topology, &order, parts, |r| groups[r as usize]);
+            return Ok(Partition {
+                parts,
+                method: "groups",
+                part_of: by_group,
+            });
+        }
+    }
+    let order = breadth_first(topology);
+    Ok(Partition {
+        parts,
+        method: "bfs",
+        part_of: fill_in_order(topology, &order, parts, |r| r),
+    })
+}
+
+/// Assigns routers in `order` to parts 0, 1, ... so that every part gets about an equal share
+/// of the endpoints (routers count as one endpoint when none has any), never splitting the
+/// routers of one `unit` (a group) across parts.
+fn fill_in_order(
+    topology: &dyn Topology,
+    order: &[u32],
+    parts: u32,
+    unit: impl Fn(u32) -> u32,
+) -> Vec<u32> {
+    let endpoints = endpoints_per_router(topology);
+    let weight = |r: u32| {
+        if topology.num_endpoints() == 0 {
+            1
+        } else {
+            u64::from(endpoints[r as usize])
+        }
+    };
+    let total: u64 = order.iter().map(|&r| weight(r)).sum();
+    let mut part_of = vec![0u32; order.len()];
+    let mut done = 0u64;
+    let mut part = 0u32;
+    for (i, &r) in order.iter().enumerate() {
+        // Move on when this part has its share, at a unit boundary, keeping a unit for every
+        // part still to fill.
+        let new_unit = i > 0 && unit(r) != unit(order[i - 1]);
+        if new_unit && part + 1 < parts && done * u64::from(parts) >= total * u64::from(part + 1) {
+            part += 1;
+        }
+        part_of[r as usize] = part;
+        done += weight(r);
+    }
+    part_of
+}
+
+fn endpoints_per_router(topology: &dyn Topology) -> Vec<u32> {
+    let mut endpoints = vec![0u32; topology.num_routers() as usize];
+    for e in 0..topology.num_endpoints() {
+        endpoints[topology.endpoint_attachment(e).0 as usize] += 1;
+    }
+    endpoints
+}
+
+/// Routers in breadth-first order from router 0 (unreachable ones after, in id order).
+fn breadth_first(topology: &dyn Topology) -> Vec<u32> {
+    let routers = topology.num_routers();
+    let mut seen = vec![false; routers as usize];
+    let mut order = Vec::with_capacity(routers as usize);
+    for start in 0..routers {
+        if seen[start as usize] {
+            continue;
+        }
+        seen[start as usize] = true;
+        let mut queue = VecDeque::from([start]);
+        while let Some(r) = queue.pop_front() {
+            order.push(r);
+            for p in 0..topology.ports_per_router() {
+                if let Peer::Router { router, .. } = topology.peer(r, p) {
+                    if !seen[router as usize] {
+                        seen[router as usize] = true;
+                        queue.push_back(router);
+                    }
+                }
+            }
+        }
+    }
+    order
+}
+
+/// The balance, cut and lookahead of `partition`, with `latency_ps(router, port)` the latency
+/// of the link leaving that port.
+pub fn report(
+    topology: &dyn Topology,
+    partition: &Partition,
+    latency_ps: impl Fn(u32, u16) -> Time,
+) -> PartitionReport {
+    let parts = partition.parts as usize;
+    let mut routers_per_part = vec![0u32; parts];
+    let mut endpoints_per_part = vec![0u32; parts];
+    let endpoints = endpoints_per_router(topology);
+    let mut cut_ports = 0u64;
+    let mut lookahead_ps: Option<Time> = None;
+    for r in 0..topology.num_routers() {
+        let part = partition.part_of[r as usize];
+        routers_per_part[part as usize] += 1;
+        endpoints_per_part[part as usize] += endpoints[r as usize];
+        for p in 0..topology.ports_per_router() {
+            if let Peer::Router { router, .. } = topology.peer(r, p) {
+                if partition.part_of[router as usize] != part {
+                    cut_ports += 1;
+                    let latency = latency_ps(r, p);
+                    lookahead_ps = Some(lookahead_ps.map_or(latency, |l| l.min(latency)));
+                }
+            }
+        }
+    }
+    PartitionReport {
+        parts: partition.parts,
+        method: partition.method,
+        routers_per_part,
+        endpoints_per_part,
+        cut_links: cut_ports / 2,
+        lookahead_ps,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyConfig;
+    use crate::topology;
+
+    fn build(json: &str) -> Box<dyn Topology> {
+        let config: TopologyConfig = serde_json::from_str(json).unwrap();
+        topology::build(&config).unwrap()
+    }
+
+    fn cut_and_balance(t: &dyn Topology, parts: u32) -> (Partition, PartitionReport) {
+        let p = partition(t, parts).unwrap();
+        let r = report(t, &p, |_, _| 20_000);
+        (p, r)
+    }
+
+    #[test]
+    fn torus_slabs_cut_two_planes_per_boundary() {
+        let t = build(r#"{"kind": "torus", "dims": [8, 4, 4], "concentration": 1}"#);
+        for parts in [1, 2, 4, 8] {
+            let (p, r) = cut_and_balance(t.as_ref(), parts);
+            assert_eq!(p.method, "slabs");
+            assert!(r.endpoints_per_part.iter().all(|&e| e == 128 / parts));
+            // Each of the `parts` boundaries of the ring cuts one 4x4 plane of links (a ring of
+            // two parts has two boundaries).
+            let boundaries = if parts == 1 { 0 } else { u64::from(parts) };
+            assert_eq!(r.cut_links, boundaries * 16, "{parts} parts");
+            assert_eq!(r.lookahead_ps, (parts > 1).then_some(20_000));
+        }
+    }
+
+    #[test]
+    fn dragonfly_groups_stay_whole_and_balanced() {
+        let t = build(
+            r#"{"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "absolute"}"#,
+        );
+        let (p, r) = cut_and_balance(t.as_ref(), 3);
+        assert_eq!(p.method, "groups");
+        assert_eq!(r.endpoints_per_part, vec![24, 24, 24]);
+        for router in 0..t.num_routers() {
+            let group = t.group(router).unwrap();
+            let first = (0..t.num_routers())
+                .find(|&x| t.group(x) == Some(group))
+                .unwrap();
+            assert_eq!(p.part_of[router as usize], p.part_of[first as usize]);
+        }
+        // Only global links are cut: 3 groups per part, 9 x 8 / 2 = 36 global links in all,
+        // of which 3 x 3 x 2 / 2 = 9 are inside parts (one per pair of groups).
+        assert_eq!(r.cut_links, 36 - 9);
+    }
+
+    #[test]
+    fn breadth_first_covers_any_topology_in_balanced_runs() {
+        let t = build(r#"{"kind": "slim_fly", "q": 5, "p": 2}"#);
+        // Slim Fly has racks as groups; ask for more parts than racks to force bfs.
+        let racks = (0..t.num_routers())
+            .filter_map(|r| t.group(r))
+            .max()
+            .unwrap()
+            + 1;
+        let (p, r) = cut_and_balance(t.as_ref(), racks + 1);
+        assert_eq!(p.method, "bfs");
+        assert_eq!(r.routers_per_part.iter().sum::<u32>(), t.num_routers());
+        let (lo, hi) = (
+            *r.endpoints_per_part.iter().min().unwrap(),
+            *r.endpoints_per_part.iter().max().unwrap(),
+        );
+        assert!(hi - lo <= 2 * 2, "{:?}", r.endpoints_per_part);
+        assert!(partition(t.as_ref(), 0).is_err());
+        assert!(partition(t.as_ref(), t.num_routers() + 1).is_err());
+    }
+}

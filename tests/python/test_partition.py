@@ -1,0 +1,49 @@
+"""Partitions for the parallel engine: balance, the links they cut and the lookahead those
+links allow, through the API and `exanet validate --threads`."""
+
+import pytest
+from typer.testing import CliRunner
+
+import exanet
+from exanet import cli
+
+TORUS = {"kind": "torus", "dims": [16, 16]}
+
+
+def test_torus_slabs_cut_one_dimension_and_its_latency_is_the_lookahead():
+    config = {
+        "topology": TORUS,
+        "links": {"dim0": {"latency": "50ns"}, "dim1": {"latency": "10ns"}},
+        "traffic": {"load": 0.1},
+    }
+    split = exanet.partition(config, 4)
+    assert split["method"] == "slabs"
+    assert split["endpoints_per_part"] == [64, 64, 64, 64]
+    # Four slabs of a 16-ring: four boundaries, each cutting 16 dim0 links; no dim1 link is cut,
+    # so the window is dim0's 50 ns, not dim1's 10 ns.
+    assert split["cut_links"] == 4 * 16
+    assert split["lookahead_ps"] == 50_000
+    assert exanet.partition(config, 1)["lookahead_ps"] is None
+
+
+def test_too_many_parts_name_the_threads_key():
+    with pytest.raises(exanet.ConfigError) as error:
+        exanet.partition(
+            {"topology": {"kind": "torus", "dims": [4, 4]}, "traffic": {"load": 0.1}}, 17
+        )
+    assert error.value.key == "threads"
+    assert "16" in str(error.value)
+
+
+def test_validate_shows_the_partition(tmp_path):
+    path = tmp_path / "df.toml"
+    path.write_text(
+        '[topology]\nkind = "dragonfly"\np = 2\na = 4\nh = 2\ng = 9\n'
+        '[links.global]\nlatency = "100ns"\n[traffic]\nload = 0.3\n'
+    )
+    result = CliRunner().invoke(cli.app, ["validate", str(path), "--threads", "3"])
+    assert result.exit_code == 0, result.output
+    assert "groups" in result.output
+    assert "24 / 24" in result.output
+    # Whole groups per part: only global links are cut, so the window is their 100 ns.
+    assert "100ns" in result.output
