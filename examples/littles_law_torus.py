@@ -1,0 +1,85 @@
+"""Little's law on large tori, in the style of Liu, Carothers et al.'s ROSS torus study (their
+Tables 1 and 2): k-ary n-cubes with dimension-order (e-cube) routing on two virtual channels,
+Poisson sources with uniform destinations, at light load.
+
+Little's law holds in steady state, so each run warms up for WARMUP (a few times the latency)
+and measures over the next MEASURE. The table gives, over that window, the packets in the
+network on average (L), the rate at which packets leave it (lambda, per ns), the latency
+Little's law implies, L / lambda, and the mean latency of the packets delivered in the window
+that the simulator measured; "apart" is the core's `littles_law_error`. Every run also reports
+the simulator's speed (events and packet-hops per second).
+
+Run with `python3 examples/littles_law_torus.py [SIZE ...]` where SIZE is e.g. 8x8x8 or
+32x32x32x32 (default: 16x16x16 and 8x8x8x8x8, seconds each; the million-endpoint 32x32x32x32
+takes minutes).
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+import exanet
+
+DEFAULT_SIZES = ("16x16x16", "8x8x8x8x8")
+LOAD = 0.05
+WARMUP = "5us"
+MEASURE = "3us"
+
+
+def torus_config(dims: list[int]) -> dict:
+    return {
+        "topology": {"kind": "torus", "dims": dims},
+        "routing": {"kind": "dor"},
+        "router": {"vcs": 2},
+        "traffic": {"pattern": "uniform", "process": "poisson", "load": LOAD},
+        "run": {"warmup": WARMUP, "measure": MEASURE, "drain": "none"},
+    }
+
+
+def main(sizes: list[str]) -> None:
+    table = Table(
+        title=f"Little's law on tori: DOR, 2 VCs, Poisson uniform at {LOAD:.0%} load, "
+        f"{WARMUP} warm-up, {MEASURE} measured",
+        header_style="bold",
+    )
+    for name in (
+        "torus",
+        "endpoints",
+        "L packets",
+        "lambda /ns",
+        "latency ns",
+        "L/lambda ns",
+        "apart",
+        "events/s",
+        "packet-hops/s",
+    ):
+        table.add_column(name, justify="right")
+    for size in sizes:
+        dims = [int(k) for k in size.split("x")]
+        s = exanet.simulate(torus_config(dims), progress=False).summary
+        # Packets delivered in the window, per ns, all endpoints together.
+        arrival_per_ns = s["accepted_packets_per_ns"] * s["endpoints"]
+        in_flight = s["in_flight_packets_mean"]
+        table.add_row(
+            size,
+            f"{s['endpoints']:,}",
+            f"{in_flight:,.1f}",
+            f"{arrival_per_ns:,.2f}",
+            # The mean latency of the packets delivered in the window, as the core measured it.
+            f"{s['littles_law_packets'] / arrival_per_ns:,.1f}",
+            f"{in_flight / arrival_per_ns:,.1f}",
+            f"{s['littles_law_error']:.2%}",
+            f"{s['events_per_s'] / 1e6:.2f} M",
+            f"{s['packet_hops_per_s'] / 1e6:.2f} M",
+        )
+    Console(width=140).print(table)
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak memory of the process: {peak_mib:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or list(DEFAULT_SIZES))
