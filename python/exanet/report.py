@@ -238,8 +238,9 @@ def _sweep_sections(out: Path) -> list[str]:
 
     figures = []
     if len(ok) and {"offered_load", "accepted_load", "latency_ns_mean"} <= set(ok.columns):
-        figures.append(_plot(lambda: plots.latency_load(ok), "latency vs offered load"))
-        figures.append(_plot(lambda: plots.accepted_offered(ok), "accepted vs offered load"))
+        curves = _mean_over_repetitions(ok, axes)
+        figures.append(_plot(lambda: plots.latency_load(curves), "latency vs offered load"))
+        figures.append(_plot(lambda: plots.accepted_offered(curves), "accepted vs offered load"))
     jobs = load_table(out, "jobs")
     if len(jobs) and "slowdown_vs_ideal" in jobs:
         jobs = jobs.merge(ok[["key", "design"]].drop_duplicates("key"), on="key")
@@ -266,6 +267,15 @@ def _sweep_sections(out: Path) -> list[str]:
         config = point_dir(out, ok["key"].iloc[0]) / "config.json"
         sections.append(_config(config, "Config of the first ok point (core units)"))
     return sections
+
+
+def _mean_over_repetitions(points: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+    """One row per design and axis values: the repetitions' metrics averaged, so a curve has
+    one point per load, not one per seed."""
+    metrics = ["offered_load", "accepted_load", "latency_ns_mean"]
+    if not axes:
+        return points.groupby("design", as_index=False)[metrics].mean()
+    return points.groupby(["design", *axes], as_index=False, dropna=False)[metrics].mean()
 
 
 def _design_names(points: pd.DataFrame, axes: list[str]) -> pd.Series:

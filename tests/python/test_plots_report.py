@@ -158,3 +158,24 @@ def test_report_renders_in_headless_chromium(report, request, tmp_path):
     chromium(f"--screenshot={shot}", "--window-size=1200,3000", path.as_uri())
     pixels = matplotlib.image.imread(shot)
     assert pixels.shape[:2] == (3000, 1200) and pixels[..., :3].std() > 0.05
+
+
+def test_sweep_curves_average_the_repetitions_of_a_point():
+    import pandas as pd
+
+    from exanet.report import _mean_over_repetitions
+
+    points = pd.DataFrame(
+        {
+            "design": ["a"] * 4,
+            "traffic.load": [0.1, 0.1, 0.2, 0.2],
+            "repetition": [0, 1, 0, 1],
+            "offered_load": [0.1, 0.1, 0.2, 0.2],
+            "accepted_load": [0.09, 0.11, 0.18, 0.2],
+            "latency_ns_mean": [100.0, 120.0, 200.0, 260.0],
+        }
+    )
+    curves = _mean_over_repetitions(points, ["traffic.load"])
+    assert curves["traffic.load"].tolist() == [0.1, 0.2]
+    assert curves["latency_ns_mean"].tolist() == [110.0, 230.0]
+    assert curves["accepted_load"].tolist() == pytest.approx([0.10, 0.19])
