@@ -4,37 +4,16 @@
 
 mod common;
 
-use common::{run, run_ok, with};
-use exanet_core::stats::ColumnData;
+use common::{column_f64, column_u64, run, run_ok, with};
 use exanet_core::{RunOutput, SimError};
 use serde_json::{json, Value};
 
 fn endpoint_u64(out: &RunOutput, column: &str) -> Vec<u64> {
-    let table = out.endpoints();
-    match &table
-        .columns
-        .iter()
-        .find(|c| c.name == column)
-        .unwrap()
-        .data
-    {
-        ColumnData::U64(v) => v.clone(),
-        other => panic!("{column}: {other:?}"),
-    }
+    column_u64(&out.endpoints(), column)
 }
 
 fn endpoint_f64(out: &RunOutput, column: &str) -> Vec<f64> {
-    let table = out.endpoints();
-    match &table
-        .columns
-        .iter()
-        .find(|c| c.name == column)
-        .unwrap()
-        .data
-    {
-        ColumnData::F64(v) => v.clone(),
-        other => panic!("{column}: {other:?}"),
-    }
+    column_f64(&out.endpoints(), column)
 }
 
 /// The UpDown packet mix: 16, 32 and 80 B (headers included, so nic.header = 0).

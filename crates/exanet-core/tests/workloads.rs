@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{run, run_ok, with};
+use common::{column_f64, run, run_ok, with};
 use exanet_core::stats::ColumnData;
 use exanet_core::{RunOutput, SimError};
 use serde_json::{json, Value};
@@ -28,18 +28,7 @@ fn job(app: &str, ranks: u32, message: u64) -> Value {
 }
 
 fn f64s(out: &RunOutput, column: &str) -> Vec<f64> {
-    let table = out.jobs_table();
-    match &table
-        .columns
-        .iter()
-        .find(|c| c.name == column)
-        .unwrap()
-        .data
-    {
-        ColumnData::F64(v) => v.clone(),
-        ColumnData::U64(v) => v.iter().map(|&x| x as f64).collect(),
-        other => panic!("{column}: {other:?}"),
-    }
+    column_f64(&out.jobs_table(), column)
 }
 
 /// One-way time of a message of `packets` full packets of `wire` bytes over `hops` router hops

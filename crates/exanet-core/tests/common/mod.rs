@@ -1,6 +1,7 @@
 //! Shared helpers of the integration tests: a default configuration and a way to change it.
 #![allow(dead_code)]
 
+use exanet_core::stats::{ColumnData, Table};
 use exanet_core::{simulate, Config, RunOutput, SimError};
 use serde_json::{json, Value};
 
@@ -48,4 +49,22 @@ pub fn run(config: &Config) -> Result<RunOutput, SimError> {
 
 pub fn run_ok(config: &Config) -> RunOutput {
     run(config).unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// Column `name` of `table`, integers widened to f64.
+pub fn column_f64(table: &Table, name: &str) -> Vec<f64> {
+    match &table.columns.iter().find(|c| c.name == name).unwrap().data {
+        ColumnData::F64(v) => v.clone(),
+        ColumnData::U64(v) => v.iter().map(|&x| x as f64).collect(),
+        ColumnData::U32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+/// Column `name` of `table`, which must hold unsigned integers.
+pub fn column_u64(table: &Table, name: &str) -> Vec<u64> {
+    match &table.columns.iter().find(|c| c.name == name).unwrap().data {
+        ColumnData::U64(v) => v.clone(),
+        other => panic!("{name}: {other:?}"),
+    }
 }
