@@ -22,6 +22,13 @@ pub struct Config {
     /// What to record beyond the summary and the endpoint and link tables.
     #[serde(default)]
     pub record: crate::network::RecordConfig,
+    /// Workers of the parallel engine (1: sequential). Results do not depend on it.
+    #[serde(default = "one_thread")]
+    pub threads: u32,
+}
+
+fn one_thread() -> u32 {
+    1
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -335,13 +342,16 @@ pub enum TrafficConfig {
         matrix: Option<TrafficMatrix>,
     },
     /// Burst-synchronized sources (002): every endpoint sends `packets_per_burst` packets as
-    /// fast as the network accepts them; a burst ends when all have arrived, and `bursts`
-    /// follow back to back.
+    /// fast as the network accepts them; a burst ends when all have arrived, and the next
+    /// starts `restart_delay_ps` later (the news of the end reaching every endpoint), until
+    /// `bursts` have run.
     Burst {
         pattern: Pattern,
         packet_bytes: PacketSizes,
         packets_per_burst: u32,
         bursts: u32,
+        #[serde(default = "default_restart_delay_ps")]
+        restart_delay_ps: u64,
         #[serde(default)]
         hotspot_endpoints: Vec<u32>,
         #[serde(default)]
@@ -429,6 +439,12 @@ pub struct RunConfig {
     pub drain_limit_ps: Option<u64>,
     pub duration_ps: Option<u64>,
     pub deadlock_timeout_ps: Option<u64>,
+}
+
+/// Default time from a burst's end to the next burst's start: 100 ns, about a barrier's
+/// notification across a large machine.
+fn default_restart_delay_ps() -> u64 {
+    100_000
 }
 
 /// Why a link latency must be positive.
@@ -540,8 +556,18 @@ impl Config {
                 hotspot_fraction,
                 packets_per_burst,
                 bursts,
+                restart_delay_ps,
                 ..
             } => {
+                if *restart_delay_ps == 0 {
+                    return Err(ConfigError::new(
+                        "traffic.restart_delay",
+                        "0ns",
+                        "a time > 0, e.g. \"100ns\": the news that a burst ended takes time to \
+                         reach every endpoint, and that time is what lets the endpoints be \
+                         simulated in parallel",
+                    ));
+                }
                 let sizes = packet_bytes.shares();
                 if let Some(share) = sizes.iter().find(|s| s.bytes > nic.mtu_bytes) {
                     return Err(ConfigError::new(

@@ -255,8 +255,9 @@ fn every_endpoint_injects_its_budget_in_every_burst() {
     else {
         panic!()
     };
-    // The bursts tile the run, and throughput is the workload over the completion time.
-    let total: f64 = times.iter().sum();
+    // The bursts and the restart delays between them (100 ns by default) tile the run, and
+    // throughput is the workload over the completion time.
+    let total: f64 = times.iter().sum::<f64>() + 2.0 * 100.0;
     assert!((total - out.summary.f64("sim_time_ns")).abs() < 1e-6);
     let throughput = out.summary.f64("burst_throughput_packets_per_ns");
     assert!((throughput * total - 64.0 * 600.0).abs() < 1e-6);

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::model::Network;
-use super::packet::NO_PACKET;
+use super::packet::{PacketArena, NO_PACKET};
 use super::state::NIC_CLASS;
 use crate::engine::Time;
 use crate::error::{DeadlockReport, StuckChannel};
@@ -50,7 +50,11 @@ impl Network {
     }
 
     /// Describes input VC `node` as the channel that feeds it.
-    fn channel(&self, node: Node) -> Option<StuckChannel> {
+    fn channel<'a>(
+        &self,
+        node: Node,
+        arena_of: &dyn Fn(u32) -> &'a PacketArena,
+    ) -> Option<StuckChannel> {
         let vc = (node % self.vcs) as u8;
         let port_index = node / self.vcs;
         let router = (port_index / self.ports) as u32;
@@ -78,25 +82,31 @@ impl Network {
             port_name,
             vc,
             peer_router: router,
-            queued_packets: self.input_vcs[node].queue.len(&self.packets),
+            queued_packets: self.input_vcs[node].queue.len(arena_of(router)),
             credits_bytes: self.credits[up_index * self.vcs + usize::from(vc)],
         })
     }
 
-    pub(super) fn deadlock_report(&self, time_ps: Time) -> DeadlockReport {
+    /// The report of a deadlock found at `time_ps`; `arena_of(router)` holds the packets
+    /// queued at `router`.
+    pub(super) fn deadlock_report<'a>(
+        &self,
+        time_ps: Time,
+        arena_of: &dyn Fn(u32) -> &'a PacketArena,
+    ) -> DeadlockReport {
         let waits = self.waits();
         let stuck_channels = waits
             .iter()
-            .filter_map(|(node, _)| self.channel(*node))
+            .filter_map(|(node, _)| self.channel(*node, arena_of))
             .take(MAX_LISTED)
             .collect();
         let cycle = find_cycle(&waits)
             .into_iter()
-            .filter_map(|node| self.channel(node))
+            .filter_map(|node| self.channel(node, arena_of))
             .collect();
         DeadlockReport {
             time_ps,
-            packets_in_network: self.stats.injected - self.stats.delivered,
+            packets_in_network: self.stats.injected.wrapping_sub(self.stats.delivered),
             stuck_channels,
             cycle,
         }

@@ -6,6 +6,7 @@ mod driver;
 mod model;
 mod nic;
 mod packet;
+mod parallel;
 mod record;
 mod results;
 mod router;

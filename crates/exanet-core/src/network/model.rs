@@ -1,19 +1,24 @@
 //! The network as an engine model: the state of every router and NIC in flat arrays, how it is
 //! built from a config, and event dispatch.
 
+use std::sync::Arc;
+
 use super::packet::PacketArena;
+use super::parallel::Remote;
 use super::record::Recorder;
 use super::state::{
-    BurstClock, EndpointCounters, InputVc, LinkCounters, Message, Nic, NicLimits, OutputPort,
-    PortLink, Stats, NEVER, NIC_CLASS, NO_LINK,
+    BurstClock, EndpointCounters, InputVc, LinkCounters, Nic, NicLimits, OutputPort, PortLink,
+    SourceLatency, Stats, NEVER, NIC_CLASS, NO_LINK,
 };
+use std::collections::HashMap;
+
 use crate::config::{Arbitration, Config, Drain, LinkParams, TrafficConfig};
 use crate::engine::{
     entity_stream, huge_page_vec, prefetch_line, EntityId, Model, Scheduler, Time,
 };
 use crate::error::ConfigError;
+use crate::parallel::SharedArray;
 use crate::routing::{self, Candidates, RoutingFunction};
-use crate::stats::{LatencyStats, TimeAverage};
 use crate::topology::{self, Peer, Topology};
 use crate::workload::{jobs, Action, Generation, Mpi, Synthetic};
 
@@ -122,6 +127,28 @@ impl Parts {
                 ),
             ));
         }
+        if config.threads == 0 {
+            return Err(ConfigError::new(
+                "threads",
+                "0",
+                "at least 1 (1 runs sequentially)",
+            ));
+        }
+        if config.threads > 1 && matches!(workload, Workload::Jobs(_)) {
+            return Err(ConfigError::new(
+                "threads",
+                config.threads.to_string(),
+                "1 with message-passing jobs: their engine runs on one worker for now",
+            ));
+        }
+        if config.threads > 1 && routing.global_view() {
+            return Err(ConfigError::new(
+                "threads",
+                config.threads.to_string(),
+                "1 with UGAL-G: its source reads queues anywhere in the network, which a \
+                 split network cannot show it at the same instant (UGAL-L runs on any number)",
+            ));
+        }
         let class_names = topology.link_class_names();
         if let Some(name) = config
             .links
@@ -172,11 +199,11 @@ impl Parts {
 }
 
 pub struct Network {
-    pub(super) config: Config,
-    pub(super) topology: Box<dyn Topology>,
-    pub(super) routing: Box<dyn RoutingFunction>,
+    pub(super) config: Arc<Config>,
+    pub(super) topology: Arc<dyn Topology>,
+    pub(super) routing: Arc<dyn RoutingFunction>,
     /// The open-loop or burst source (None under message-passing jobs).
-    pub(super) synthetic: Option<Synthetic>,
+    pub(super) synthetic: Option<Arc<Synthetic>>,
     pub(super) burst: Option<BurstClock>,
     /// The message-passing engine (None under synthetic traffic).
     pub(super) mpi: Option<Box<Mpi>>,
@@ -208,23 +235,29 @@ pub struct Network {
     pub(super) class_links: Vec<PortLink>,
     pub(super) nic_link: PortLink,
     /// Link class of each (router, port): an index into `class_links`, NIC_CLASS or NO_LINK.
-    pub(super) port_class: Vec<u8>,
+    pub(super) port_class: SharedArray<u8>,
     // Router state, indexed by (router * ports + port) [* vcs + vc | * request_words + word].
-    pub(super) input_vcs: Vec<InputVc>,
-    pub(super) credits: Vec<u32>,
-    pub(super) outputs: Vec<OutputPort>,
-    pub(super) requests: Vec<u64>,
+    // The per-entity arrays are shared by the workers of a parallel run, each touching only
+    // its own entities' entries (see `parallel`).
+    pub(super) input_vcs: SharedArray<InputVc>,
+    pub(super) credits: SharedArray<u32>,
+    pub(super) outputs: SharedArray<OutputPort>,
+    pub(super) requests: SharedArray<u64>,
     // NIC state, indexed by endpoint [* vcs + vc].
-    pub(super) nics: Vec<Nic>,
+    pub(super) nics: SharedArray<Nic>,
     /// Per-NIC throttle, burst and cap state (empty when no feature needs it).
-    pub(super) nic_limits: Vec<NicLimits>,
-    pub(super) nic_credits: Vec<u32>,
-    /// NICs whose next message is due before the end of the measurement window.
+    pub(super) nic_limits: SharedArray<NicLimits>,
+    pub(super) nic_credits: SharedArray<u32>,
+    /// NICs whose next message is due before the end of the measurement window (a worker's
+    /// share, in wrapping arithmetic: the workers' shares add up to the count).
     pub(super) nics_owing_window: u64,
-    pub(super) endpoint_counters: Vec<EndpointCounters>,
+    pub(super) endpoint_counters: SharedArray<EndpointCounters>,
+    /// Latency of the measured packets each endpoint sent, recorded where they arrive.
+    pub(super) source_latency: SharedArray<SourceLatency>,
     pub(super) packets: PacketArena,
-    pub(super) messages: Vec<Message>,
-    pub(super) free_messages: Vec<u32>,
+    /// Messages being reassembled at this worker's NICs: packets still to come, by (source,
+    /// message).
+    pub(super) reassembly: HashMap<(u32, u32), u32>,
     /// Generation stops at this time.
     pub(super) generation_end: Time,
     pub(super) stats: Stats,
@@ -246,6 +279,10 @@ pub struct Network {
     pub(super) bubble: Option<(u8, u32)>,
     /// Scratch: inputs found blocked on adaptive VCs during one arbitration.
     pub(super) blocked: Vec<usize>,
+    /// In a parallel run, the partition and the outboxes to the other workers.
+    pub(super) remote: Option<Box<Remote>>,
+    /// Peak live packets of the workers of a finished parallel run, added up.
+    pub(super) peak_packets: u64,
 }
 
 impl Network {
@@ -260,17 +297,25 @@ impl Network {
         let packet_sizes = common_packet_sizes(&workload, config);
         let largest_packet = packet_sizes.iter().copied().max().unwrap_or(0);
         let (synthetic, mpi) = match workload {
-            Workload::Synthetic(s) => (Some(*s), None),
+            Workload::Synthetic(s) => (Some(Arc::new(*s)), None),
             Workload::Jobs(m) => (None, Some(m)),
         };
-        let burst = match synthetic.as_ref().map(|s| &s.generation) {
-            Some(&Generation::Burst {
+        let burst = match (synthetic.as_ref().map(|s| &s.generation), &config.traffic) {
+            (
+                Some(&Generation::Burst {
+                    packets_per_burst,
+                    bursts,
+                }),
+                &TrafficConfig::Burst {
+                    restart_delay_ps, ..
+                },
+            ) => Some(BurstClock {
                 packets_per_burst,
                 bursts,
-            }) => Some(BurstClock {
-                packets_per_burst,
-                bursts,
+                restart_delay_ps,
                 delivered: 0,
+                last_delivery_ps: 0,
+                starts_ps: vec![0],
                 ends_ps: Vec::new(),
             }),
             _ => None,
@@ -315,11 +360,11 @@ impl Network {
         } else {
             Vec::new()
         };
-        let nics = (0..endpoints)
+        let nics: Vec<Nic> = (0..endpoints)
             .map(|e| Nic {
                 queue: Default::default(),
                 cut_bytes: 0,
-                slot: 0,
+                messages_started: 0,
                 free_at: 0,
                 wake_at: NEVER,
                 next_gen: NEVER,
@@ -343,8 +388,8 @@ impl Network {
             (None, Drain::All | Drain::None) => window_end,
         };
         Ok(Network {
-            config: config.clone(),
-            routing,
+            config: Arc::new(config.clone()),
+            routing: Arc::from(routing),
             synthetic,
             burst,
             mpi,
@@ -367,9 +412,9 @@ impl Network {
             in_transit_priority: config.router.in_transit_priority,
             class_links,
             nic_link,
-            port_class,
-            input_vcs: huge_page_vec(InputVc::default(), routers * ports * vcs),
-            credits,
+            port_class: port_class.into(),
+            input_vcs: huge_page_vec(InputVc::default(), routers * ports * vcs).into(),
+            credits: credits.into(),
             outputs: huge_page_vec(
                 OutputPort {
                     free_at: 0,
@@ -378,37 +423,22 @@ impl Network {
                     rr: 0,
                 },
                 routers * ports,
-            ),
-            requests: huge_page_vec(0, routers * ports * request_words),
-            nics,
-            nic_limits,
-            nic_credits: huge_page_vec(vc_buffer, endpoints * vcs),
+            )
+            .into(),
+            requests: huge_page_vec(0, routers * ports * request_words).into(),
+            nics: nics.into(),
+            nic_limits: nic_limits.into(),
+            nic_credits: huge_page_vec(vc_buffer, endpoints * vcs).into(),
             nics_owing_window: 0,
-            endpoint_counters: huge_page_vec(EndpointCounters::default(), endpoints),
+            endpoint_counters: huge_page_vec(EndpointCounters::default(), endpoints).into(),
+            source_latency: (0..endpoints)
+                .map(|_| SourceLatency::default())
+                .collect::<Vec<_>>()
+                .into(),
             packets: PacketArena::default(),
-            messages: Vec::new(),
-            free_messages: Vec::new(),
+            reassembly: HashMap::new(),
             generation_end,
-            stats: Stats {
-                window_start,
-                window_end,
-                latency: LatencyStats::default(),
-                network_latency: LatencyStats::default(),
-                message_latency: LatencyStats::default(),
-                hops_sum: 0,
-                measured_generated: 0,
-                measured_delivered: 0,
-                generated: 0,
-                injected: 0,
-                delivered: 0,
-                misdelivered: 0,
-                flow_checksum: 0,
-                window_deliveries: 0,
-                window_latency_sum_ps: 0,
-                in_flight: TimeAverage::new(window_start, window_end),
-                packet_hops: 0,
-                progress_until: 0,
-            },
+            stats: Stats::new(window_start, window_end),
             dirty_outputs: Vec::with_capacity(ports),
             is_dirty: vec![false; ports],
             candidates: Candidates::new(),
@@ -418,7 +448,9 @@ impl Network {
             global_view: routing_global_view,
             bubble: routing_bubble_vc.map(|vc| (vc, largest_packet)),
             blocked: Vec::new(),
-            topology,
+            remote: None,
+            peak_packets: 0,
+            topology: Arc::from(topology),
         })
     }
 

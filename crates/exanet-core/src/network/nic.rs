@@ -11,7 +11,7 @@
 
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
-use super::state::{flow_hash, route_random, Message, OutMessage, NEVER, NO_TOKEN};
+use super::state::{flow_hash, route_random, OutMessage, NEVER, NO_TOKEN};
 use crate::engine::{Scheduler, Time};
 use crate::routing::NO_VIA;
 use crate::workload::{Action, Generation};
@@ -61,7 +61,7 @@ impl Network {
             NEVER
         };
         if due < self.stats.window_end && next >= self.stats.window_end {
-            self.nics_owing_window -= 1;
+            self.nics_owing_window = self.nics_owing_window.wrapping_sub(1);
         }
         self.nics[ei].next_gen = next;
     }
@@ -74,14 +74,15 @@ impl Network {
             self.apply_actions(0, sched);
             return;
         }
-        if let Some(burst) = &self.burst {
-            let budget = burst.packets_per_burst;
-            for limits in &mut self.nic_limits {
-                limits.budget = budget;
-            }
-        }
+        let budget = self.burst.as_ref().map(|b| b.packets_per_burst);
         for e in 0..self.topology.num_endpoints() {
+            if !self.owns_nic(e) {
+                continue;
+            }
             let ei = e as usize;
+            if let Some(budget) = budget {
+                self.nic_limits[ei].budget = budget;
+            }
             let source = self.synthetic.as_ref().expect("a workload");
             let first = source.next_gap(e, &mut self.nics[ei].rng, true);
             if first < self.generation_end {
@@ -132,9 +133,7 @@ impl Network {
         let measured = self.in_window(gen_ps);
         // The packets were in flight (waiting at the source) since they were due.
         self.stats.in_flight.add_span(gen_ps, now, packet_count);
-        self.stats
-            .in_flight
-            .set(now, self.packets_in_flight() + packet_count);
+        self.stats.in_flight.change(now, packet_count as i64);
         self.stats.generated += packet_count;
         self.stats.flow_checksum = self
             .stats
@@ -249,29 +248,19 @@ impl Network {
         credits[vc] -= bytes;
         let index = (cut / self.mtu_bytes) as u32;
         let packets = self.packets_of(head.bytes) as u32;
-        if index == 0 {
-            self.nics[ei].slot = if packets > 1 || head.token != NO_TOKEN {
-                let slot = Message {
-                    remaining: packets,
-                    token: head.token,
-                };
-                match self.free_messages.pop() {
-                    Some(m) => {
-                        self.messages[m as usize] = slot;
-                        m
-                    }
-                    None => {
-                        self.messages.push(slot);
-                        (self.messages.len() - 1) as u32
-                    }
-                }
-            } else {
-                NO_MESSAGE
-            };
+        if index == 0 && packets > 1 && head.token == NO_TOKEN {
+            self.nics[ei].messages_started = self.nics[ei].messages_started.wrapping_add(1);
         }
+        let message = if head.token != NO_TOKEN {
+            head.token
+        } else if packets > 1 {
+            self.nics[ei].messages_started
+        } else {
+            NO_MESSAGE
+        };
         let ser = self.nic_link.serialization_ps(bytes);
         let tail_out = now + ser;
-        let (dst_router, dst_port) = self.topology.endpoint_attachment(head.dst);
+        let (dst_router, _) = self.topology.endpoint_attachment(head.dst);
         let id = self.packets.alloc(Packet {
             gen_ps: head.gen_ps,
             inject_ps: now,
@@ -280,9 +269,9 @@ impl Network {
             src: e,
             dst: head.dst,
             dst_router,
-            message: self.nics[ei].slot,
+            message,
+            message_packets: packets,
             bytes,
-            dst_port,
             hops: 0,
             measured: self.in_window(head.gen_ps),
             route_via: NO_VIA,
@@ -379,7 +368,7 @@ impl Network {
     pub(super) fn deliver(&mut self, now: Time, e: u32, id: u32, sched: &mut Scheduler<NetEvent>) {
         let packet = self.packets[id];
         self.packets.release(id);
-        self.stats.in_flight.set(now, self.packets_in_flight() - 1);
+        self.stats.in_flight.change(now, -1);
         self.stats.delivered += 1;
         self.stats.flow_checksum = self
             .stats
@@ -402,31 +391,35 @@ impl Network {
         if self.max_outstanding != 0 {
             // The end-to-end acknowledgement that frees a throttle slot at the source.
             let source = self.nic_entity(packet.src);
-            sched.schedule(
+            self.send(
+                sched,
                 now + self.nic_link.latency_ps,
                 self.nic_entity(e),
                 source,
                 NetEvent::NicAck,
             );
         }
-        let (message_done, token) = if packet.message == NO_MESSAGE {
-            (true, NO_TOKEN)
-        } else {
-            let slot = &mut self.messages[packet.message as usize];
-            slot.remaining -= 1;
-            if slot.remaining == 0 {
-                self.free_messages.push(packet.message);
+        let message_done = packet.message_packets == 1 || {
+            let key = (packet.src, packet.message);
+            let remaining = self.reassembly.entry(key).or_insert(packet.message_packets);
+            *remaining -= 1;
+            let done = *remaining == 0;
+            if done {
+                self.reassembly.remove(&key);
             }
-            (slot.remaining == 0, slot.token)
+            done
+        };
+        let token = if self.mpi.is_some() {
+            packet.message
+        } else {
+            NO_TOKEN
         };
         if packet.measured {
             self.stats.measured_delivered += 1;
             self.stats.latency.record(latency);
             self.stats.network_latency.record(now - packet.inject_ps);
             self.stats.hops_sum += u64::from(packet.hops);
-            let counters = &mut self.endpoint_counters[packet.src as usize];
-            counters.latency_sum_ps += latency;
-            counters.latency_count += 1;
+            self.source_latency[packet.src as usize].record(latency);
             if message_done {
                 self.stats.message_latency.record(latency);
             }
@@ -437,33 +430,27 @@ impl Network {
                 self.apply_actions(now, sched);
             }
         }
-        if self.burst.is_some() {
-            self.burst_delivered(now, sched);
+        if let Some(burst) = self.burst.as_mut() {
+            burst.delivered += 1;
+            burst.last_delivery_ps = now;
         }
     }
 
-    /// Counts a delivery against the current burst; when the burst is complete, the next one
-    /// starts at once at every endpoint.
-    fn burst_delivered(&mut self, now: Time, sched: &mut Scheduler<NetEvent>) {
-        let endpoints = self.topology.num_endpoints();
+    /// Starts the next burst at this worker's NICs at `at` (the run driver calls it once the
+    /// burst before has ended everywhere).
+    pub(super) fn restart_burst(&mut self, at: Time, sched: &mut Scheduler<NetEvent>) {
         let burst = self.burst.as_mut().expect("burst mode");
-        burst.delivered += 1;
-        if burst.delivered < u64::from(endpoints) * u64::from(burst.packets_per_burst) {
-            return;
-        }
         burst.delivered = 0;
-        burst.ends_ps.push(now);
-        if burst.ends_ps.len() as u32 == burst.bursts {
-            return;
-        }
         let budget = burst.packets_per_burst;
-        for e in 0..endpoints {
+        for e in 0..self.topology.num_endpoints() {
+            if !self.owns_nic(e) {
+                continue;
+            }
             self.nic_limits[e as usize].budget = budget;
-            let nic = &mut self.nics[e as usize];
-            nic.next_gen = now;
-            self.nics_owing_window += 1;
-            let entity = self.nic_entity(e);
-            sched.schedule(now, self.nic_entity(e), entity, NetEvent::NicWake);
+            self.nics[e as usize].next_gen = at;
+            self.nics_owing_window = self.nics_owing_window.wrapping_add(1);
+            let nic = self.nic_entity(e);
+            sched.schedule(at, nic, nic, NetEvent::NicWake);
         }
     }
 }

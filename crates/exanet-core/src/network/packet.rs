@@ -6,7 +6,7 @@ use crate::routing::RouteState;
 
 pub type PacketId = u32;
 pub const NO_PACKET: PacketId = u32::MAX;
-/// `Packet::message` of a packet that is a whole message.
+/// `Packet::message` of a packet that is a whole message the workload does not follow.
 pub const NO_MESSAGE: u32 = u32::MAX;
 
 /// One cache line per packet: the arena is accessed at random.
@@ -23,11 +23,13 @@ pub struct Packet {
     pub src: u32,
     pub dst: u32,
     pub dst_router: u32,
-    /// Reassembly slot of a multi-packet message, or [`NO_MESSAGE`].
+    /// Its message, for reassembly at the destination: the workload's token, or the source's
+    /// number for a multi-packet message, or [`NO_MESSAGE`].
     pub message: u32,
+    /// Packets in its message.
+    pub message_packets: u32,
     /// Bytes on the wire: payload + header.
     pub bytes: u32,
-    pub dst_port: u16,
     /// Router-to-router links traversed so far.
     pub hops: u16,
     /// Generated inside the measurement window.

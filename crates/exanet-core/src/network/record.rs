@@ -165,6 +165,31 @@ impl Recorder {
         }
     }
 
+    /// Adds another worker's records (each worker records its own NICs).
+    pub fn merge(&mut self, other: &Recorder) {
+        for (a, b) in self.matrix_packets.iter_mut().zip(&other.matrix_packets) {
+            *a += b;
+        }
+        for (a, b) in self.matrix_bytes.iter_mut().zip(&other.matrix_bytes) {
+            *a += b;
+        }
+        for (mine, theirs) in self.series.iter_mut().zip(&other.series) {
+            if mine.len() < theirs.len() {
+                mine.resize(theirs.len(), (0, 0));
+            }
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                a.0 += b.0;
+                a.1 += b.1;
+            }
+        }
+        for &(bytes, count) in &other.sizes {
+            match self.sizes.iter_mut().find(|(b, _)| *b == bytes) {
+                Some((_, c)) => *c += count,
+                None => self.sizes.push((bytes, count)),
+            }
+        }
+    }
+
     /// What the matrix's rows are ("off" when none was recorded).
     pub fn level_name(&self) -> &'static str {
         match self.level {

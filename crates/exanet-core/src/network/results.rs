@@ -1,5 +1,7 @@
 //! Turning the final state of a run into the summary and the per-endpoint and per-link tables.
 
+use std::sync::Arc;
+
 use super::model::Network;
 use super::record::Recorder;
 use super::state::{EndpointCounters, OutputPort, PortLink, NIC_CLASS, NO_LINK};
@@ -10,11 +12,25 @@ use crate::topology::{Peer, Topology};
 
 const PS_PER_NS: f64 = 1000.0;
 
+/// How the engine ran: the figures that depend on the machine and on the number of workers,
+/// not on the simulated network.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct EngineStats {
+    pub events: u64,
+    pub wall_s: f64,
+    pub threads: u32,
+    pub windows: u64,
+    /// Seconds the workers spent at barriers, all added up.
+    pub barrier_wait_s: f64,
+    /// Widest window the split allowed (None: one worker; reported as 0).
+    pub lookahead_ps: Option<Time>,
+}
+
 /// What a finished run keeps for its tables: the counters, not the packets. Tables are built
 /// only when asked for, so a summary-only run of a million endpoints never pays for them.
 pub struct RunOutput {
     pub summary: Summary,
-    topology: Box<dyn Topology>,
+    topology: Arc<dyn Topology>,
     ports: usize,
     port_class: Vec<u8>,
     class_names: Vec<String>,
@@ -25,7 +41,8 @@ pub struct RunOutput {
     source_queue_packets: Vec<u64>,
     /// Message-passing jobs (empty otherwise).
     pub jobs: Vec<JobResult>,
-    /// When each burst ended (burst-synchronized sources).
+    /// When each burst started and ended (burst-synchronized sources).
+    burst_starts_ps: Vec<Time>,
     burst_ends_ps: Vec<Time>,
     recorder: Option<Box<Recorder>>,
 }
@@ -80,13 +97,25 @@ fn min_mean_max(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
 
 impl Network {
     pub(super) fn results(
-        self,
+        mut self,
         end_ps: Time,
         drained: bool,
-        events: u64,
-        wall_s: f64,
+        engine: &EngineStats,
         source_queue_packets: Vec<u64>,
     ) -> RunOutput {
+        for (counters, latency) in self
+            .endpoint_counters
+            .iter_mut()
+            .zip(self.source_latency.iter())
+        {
+            (counters.latency_sum_ps, counters.latency_count) = latency.get();
+        }
+        let (events, wall_s) = (engine.events, engine.wall_s);
+        let (burst_starts_ps, burst_ends_ps) = self
+            .burst
+            .take()
+            .map(|b| (b.starts_ps, b.ends_ps))
+            .unwrap_or_default();
         let s = &self.stats;
         let window_ps = s.window_end - s.window_start;
         let topo = self.topology.as_ref();
@@ -244,7 +273,7 @@ impl Network {
             self.outputs
                 .iter()
                 .map(|o| o.counters)
-                .zip(&self.port_class)
+                .zip(self.port_class.iter())
                 .filter(|(_, &c)| c != NIC_CLASS && c != NO_LINK)
                 .map(|(l, _)| l.busy_ps as f64 / window_ps as f64),
         );
@@ -273,21 +302,38 @@ impl Network {
             "packet_hops_per_s",
             Value::F64(s.packet_hops as f64 / wall_s.max(1e-9)),
         );
-        sum.set("peak_packets", Value::U64(self.packets.capacity() as u64));
+        sum.set(
+            "peak_packets",
+            Value::U64(self.peak_packets + self.packets.capacity() as u64),
+        );
+        sum.set("threads", Value::U64(u64::from(engine.threads)));
+        sum.set("windows", Value::U64(engine.windows));
+        sum.set(
+            "events_per_window",
+            Value::F64(events as f64 / engine.windows.max(1) as f64),
+        );
+        sum.set(
+            "barrier_wait_share",
+            Value::F64(engine.barrier_wait_s / (wall_s * f64::from(engine.threads)).max(1e-9)),
+        );
+        sum.set(
+            "lookahead_ns",
+            Value::F64(engine.lookahead_ps.map_or(0.0, |l| l as f64 / PS_PER_NS)),
+        );
         let (_, link_bytes_mean, link_bytes_max) = min_mean_max(
             self.outputs
                 .iter()
-                .zip(&self.port_class)
+                .zip(self.port_class.iter())
                 .filter(|(_, &c)| c != NIC_CLASS && c != NO_LINK)
                 .map(|(o, _)| o.counters.bytes as f64),
         );
         sum.set("link_bytes_mean", Value::F64(link_bytes_mean));
         sum.set("link_bytes_max", Value::F64(link_bytes_max));
-        let burst_ends_ps = self.burst.map(|b| b.ends_ps).unwrap_or_default();
         if !burst_ends_ps.is_empty() {
-            let times = burst_ends_ps
+            let times = burst_starts_ps
                 .iter()
-                .scan(0, |start, &end| Some(end - std::mem::replace(start, end)));
+                .zip(&burst_ends_ps)
+                .map(|(s, e)| e - s);
             let (min, mean, max) = min_mean_max(times.map(|t| t as f64 / PS_PER_NS));
             sum.set("bursts", Value::U64(burst_ends_ps.len() as u64));
             sum.set("burst_time_ns_min", Value::F64(min));
@@ -348,13 +394,14 @@ impl Network {
             class_names: self.topology.link_class_names(),
             topology: self.topology,
             ports: self.ports,
-            port_class: self.port_class,
+            port_class: self.port_class.into_vec(),
             nic_link: nic,
             window_ps,
-            endpoint_counters: self.endpoint_counters,
-            outputs: self.outputs,
+            endpoint_counters: self.endpoint_counters.into_vec(),
+            outputs: self.outputs.into_vec(),
             source_queue_packets,
             jobs,
+            burst_starts_ps,
             burst_ends_ps,
             recorder: self.recorder,
         }
@@ -464,8 +511,7 @@ impl RunOutput {
 
     /// One row per burst: when it started and ended.
     pub fn bursts(&self) -> Table {
-        let ends = &self.burst_ends_ps;
-        let starts: Vec<Time> = std::iter::once(0).chain(ends.iter().copied()).collect();
+        let (starts, ends) = (&self.burst_starts_ps, &self.burst_ends_ps);
         let ns = |ps: Time| ps as f64 / PS_PER_NS;
         let mut t = Table::default();
         t.push("burst", ColumnData::U32((0..ends.len() as u32).collect()));
@@ -479,7 +525,7 @@ impl RunOutput {
         );
         t.push(
             "time_ns",
-            ColumnData::F64(ends.iter().zip(&starts).map(|(&e, &s)| ns(e - s)).collect()),
+            ColumnData::F64(ends.iter().zip(starts).map(|(&e, &s)| ns(e - s)).collect()),
         );
         t
     }

@@ -17,7 +17,7 @@ struct Grant {
 
 impl Network {
     #[inline]
-    fn port_index(&self, router: u32, port: u16) -> usize {
+    pub(super) fn port_index(&self, router: u32, port: u16) -> usize {
         router as usize * self.ports + usize::from(port)
     }
 
@@ -85,7 +85,12 @@ impl Network {
             in_vc: vc,
             injected: self.port_class[in_index] == NIC_CLASS,
             dst_router: packet.dst_router,
-            dst_port: packet.dst_port,
+            // Routings read it at the destination router (UGAL-G follows whole routes there).
+            dst_port: if router == packet.dst_router || self.global_view {
+                self.topology.endpoint_attachment(packet.dst).1
+            } else {
+                0
+            },
             dst: packet.dst,
             state: packet.route(),
             random: packet.route_random,
@@ -397,7 +402,8 @@ impl Network {
             Peer::Router {
                 router: up,
                 port: up_port,
-            } => sched.schedule(
+            } => self.send(
+                sched,
                 tail_out + in_latency,
                 router,
                 up,
@@ -425,7 +431,8 @@ impl Network {
                 let packet = &mut self.packets[id];
                 packet.tail_ps = tail_out + out_link.latency_ps;
                 packet.hops += 1;
-                sched.schedule(
+                self.send(
+                    sched,
                     now + out_link.latency_ps + self.router_latency_ps,
                     router,
                     down,

@@ -1,6 +1,7 @@
 //! The state of routers, NICs and links, and the network-wide statistics.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::packet::Fifo;
 use super::serialization_ps;
@@ -83,9 +84,35 @@ pub(super) struct EndpointCounters {
     pub injected_busy_ps: u64,
     pub received_packets: u64,
     pub received_bytes: u64,
-    /// Latency of measured packets sent by this endpoint.
+    /// Latency of measured packets sent by this endpoint (filled from [`SourceLatency`] at
+    /// the end).
     pub latency_sum_ps: u64,
     pub latency_count: u64,
+}
+
+/// Latency of the measured packets one endpoint sent. Recorded where they arrive, which may be
+/// another worker's NIC: atomic sums are exact in any order, and a delivery is rare next to the
+/// hops that led to it.
+#[derive(Debug, Default)]
+pub(super) struct SourceLatency {
+    sum_ps: AtomicU64,
+    count: AtomicU64,
+}
+
+impl SourceLatency {
+    #[inline]
+    pub fn record(&self, latency_ps: u64) {
+        self.sum_ps.fetch_add(latency_ps, Ordering::Relaxed);
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (sum, count).
+    pub fn get(&self) -> (u64, u64) {
+        (
+            self.sum_ps.load(Ordering::Relaxed),
+            self.count.load(Ordering::Relaxed),
+        )
+    }
 }
 
 /// Counters per router output link, over the measurement window. Packed to 4-byte alignment
@@ -150,8 +177,9 @@ pub(super) struct Nic {
     pub queue: VecDeque<OutMessage>,
     /// Payload bytes of the head message already sent as packets.
     pub cut_bytes: u64,
-    /// Reassembly slot of the head message, once its first packet is out.
-    pub slot: u32,
+    /// Multi-packet messages started: the last one's number names its packets for
+    /// reassembly at the destination.
+    pub messages_started: u32,
     /// When the injection link is free.
     pub free_at: Time,
     pub wake_at: Time,
@@ -173,20 +201,17 @@ pub(super) struct OutputPort {
 
 const _: () = assert!(std::mem::size_of::<OutputPort>() == 40);
 
-/// A message being reassembled: packets still to arrive, and the workload's name for it.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Message {
-    pub remaining: u32,
-    pub token: u32,
-}
-
-/// Burst-synchronized sources: the budget per burst, and when each burst ended.
+/// Burst-synchronized sources: the budget per burst, how long the news that a burst ended
+/// takes to start the next, and when each burst started and ended.
 #[derive(Debug, Clone)]
 pub(super) struct BurstClock {
     pub packets_per_burst: u32,
     pub bursts: u32,
-    /// Packets delivered in the current burst.
+    pub restart_delay_ps: Time,
+    /// Packets of the current burst delivered (at this worker's NICs), and the last delivery.
     pub delivered: u64,
+    pub last_delivery_ps: Time,
+    pub starts_ps: Vec<Time>,
     pub ends_ps: Vec<Time>,
 }
 
@@ -214,4 +239,54 @@ pub(super) struct Stats {
     pub packet_hops: u64,
     /// Time until which some link is known to be busy: the watchdog's notion of progress.
     pub progress_until: Time,
+}
+
+impl Stats {
+    pub fn new(window_start: Time, window_end: Time) -> Stats {
+        Stats {
+            window_start,
+            window_end,
+            latency: LatencyStats::default(),
+            network_latency: LatencyStats::default(),
+            message_latency: LatencyStats::default(),
+            hops_sum: 0,
+            measured_generated: 0,
+            measured_delivered: 0,
+            generated: 0,
+            injected: 0,
+            delivered: 0,
+            misdelivered: 0,
+            flow_checksum: 0,
+            window_deliveries: 0,
+            window_latency_sum_ps: 0,
+            in_flight: TimeAverage::new(window_start, window_end),
+            packet_hops: 0,
+            progress_until: 0,
+        }
+    }
+
+    /// Adds another worker's statistics. Counters a worker keeps in part (packets generated
+    /// at its NICs, delivered at others) are sums in wrapping arithmetic, exact once added up.
+    pub fn merge(&mut self, other: &Stats) {
+        self.latency.merge(&other.latency);
+        self.network_latency.merge(&other.network_latency);
+        self.message_latency.merge(&other.message_latency);
+        self.hops_sum += other.hops_sum;
+        self.measured_generated = self
+            .measured_generated
+            .wrapping_add(other.measured_generated);
+        self.measured_delivered = self
+            .measured_delivered
+            .wrapping_add(other.measured_delivered);
+        self.generated = self.generated.wrapping_add(other.generated);
+        self.injected = self.injected.wrapping_add(other.injected);
+        self.delivered = self.delivered.wrapping_add(other.delivered);
+        self.misdelivered += other.misdelivered;
+        self.flow_checksum = self.flow_checksum.wrapping_add(other.flow_checksum);
+        self.window_deliveries += other.window_deliveries;
+        self.window_latency_sum_ps += other.window_latency_sum_ps;
+        self.in_flight.merge(&other.in_flight);
+        self.packet_hops += other.packet_hops;
+        self.progress_until = self.progress_until.max(other.progress_until);
+    }
 }

@@ -1,6 +1,10 @@
 //! The parallel engine's building blocks (DESIGN §3): partitions of the network and the
 //! lookahead they allow.
 
+pub mod fabric;
 pub mod partition;
+mod shared;
 
+pub use fabric::{Fabric, Solo, Threads};
 pub use partition::{partition, report, Partition, PartitionReport};
+pub use shared::SharedArray;

@@ -36,6 +36,17 @@ impl LatencyStats {
         self.max_ps = self.max_ps.max(latency_ps);
     }
 
+    /// Adds another part's latencies (the histograms have the same bounds).
+    pub fn merge(&mut self, other: &LatencyStats) {
+        self.histogram
+            .add(&other.histogram)
+            .expect("histograms with the same bounds");
+        self.count += other.count;
+        self.sum_ps += other.sum_ps;
+        self.min_ps = self.min_ps.min(other.min_ps);
+        self.max_ps = self.max_ps.max(other.max_ps);
+    }
+
     pub fn count(&self) -> u64 {
         self.count
     }

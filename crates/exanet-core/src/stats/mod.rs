@@ -7,14 +7,19 @@ pub use latency::LatencyStats;
 pub use table::{Column, ColumnData, Summary, Table, Value};
 
 /// Time-weighted mean of a piecewise-constant count (packets in flight) over a window, for the
-/// Little's-law check.
+/// Little's-law check. It keeps sums of the count's changes, not the count, so that the parts
+/// of a count kept by several workers add up to the whole in any order.
 #[derive(Debug, Clone, Default)]
 pub struct TimeAverage {
     window_start: u64,
     window_end: u64,
-    last_ps: u64,
-    value: u64,
-    area: u128,
+    /// The count at the window's start.
+    at_start: i128,
+    /// Changes inside the window: their sum and their sum weighted by time.
+    changes: i128,
+    changes_by_time: i128,
+    /// Area added after the fact.
+    spans: u128,
 }
 
 impl TimeAverage {
@@ -31,11 +36,15 @@ impl TimeAverage {
         self.window_end = window_end;
     }
 
-    /// Sets the count at time `now` (times must not decrease).
+    /// Changes the count by `delta` at time `now`.
     #[inline]
-    pub fn set(&mut self, now: u64, value: u64) {
-        self.advance(now);
-        self.value = value;
+    pub fn change(&mut self, now: u64, delta: i64) {
+        if now <= self.window_start {
+            self.at_start += i128::from(delta);
+        } else if now < self.window_end {
+            self.changes += i128::from(delta);
+            self.changes_by_time += i128::from(delta) * i128::from(now);
+        }
     }
 
     /// Adds `count` to the count over [from, to), after the fact.
@@ -43,28 +52,33 @@ impl TimeAverage {
         let from = from.max(self.window_start);
         let to = to.min(self.window_end);
         if to > from {
-            self.area += u128::from(count) * u128::from(to - from);
+            self.spans += u128::from(count) * u128::from(to - from);
         }
     }
 
-    fn advance(&mut self, now: u64) {
-        let from = self.last_ps.max(self.window_start);
-        let to = now.min(self.window_end);
-        if to > from {
-            self.area += u128::from(self.value) * u128::from(to - from);
-        }
-        self.last_ps = now;
+    /// Adds another part of the same count.
+    pub fn merge(&mut self, other: &TimeAverage) {
+        self.at_start += other.at_start;
+        self.changes += other.changes;
+        self.changes_by_time += other.changes_by_time;
+        self.spans += other.spans;
     }
 
-    /// Mean over the window, taking the count as constant from the last change up to `now`.
+    /// Mean over the window, taking the count as constant from the last change up to `now`
+    /// (no change may come after `now`).
     pub fn mean(&self, now: u64) -> f64 {
-        let mut copy = self.clone();
-        copy.advance(now.max(self.last_ps));
         let span = self.window_end.saturating_sub(self.window_start);
         if span == 0 {
             return 0.0;
         }
-        copy.area as f64 / span as f64
+        let end = now.min(self.window_end);
+        let stepped = if end > self.window_start {
+            self.at_start * i128::from(end - self.window_start) + self.changes * i128::from(end)
+                - self.changes_by_time
+        } else {
+            0
+        };
+        (stepped as f64 + self.spans as f64) / span as f64
     }
 }
 
@@ -75,9 +89,28 @@ mod tests {
     #[test]
     fn time_average_clips_to_the_window() {
         let mut avg = TimeAverage::new(10, 20);
-        avg.set(0, 4); // 4 from 0 to 15, only 10..15 counts
-        avg.set(15, 2); // 2 from 15 to 30, only 15..20 counts
+        avg.change(0, 4); // 4 from 0 to 15, only 10..15 counts
+        avg.change(15, -2); // 2 from 15 to 30, only 15..20 counts
         avg.add_span(5, 12, 3); // 3 more from 5 to 12, only 10..12 counts
         assert!((avg.mean(30) - (4.0 * 5.0 + 2.0 * 5.0 + 3.0 * 2.0) / 10.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn parts_merged_in_any_order_give_the_whole() {
+        let mut whole = TimeAverage::new(10, 100);
+        let mut a = TimeAverage::new(10, 100);
+        let mut b = TimeAverage::new(10, 100);
+        for (t, d, part) in [(5, 3, 0), (20, 2, 1), (40, -4, 0), (60, 1, 1), (90, -2, 1)] {
+            whole.change(t, d);
+            if part == 0 { &mut a } else { &mut b }.change(t, d);
+        }
+        let mut ba = b.clone();
+        ba.merge(&a);
+        a.merge(&b);
+        // 3 on 10..20, 5 on 20..40, 1 on 40..60, 2 on 60..90, 0 after
+        let expected = (3.0 * 10.0 + 5.0 * 20.0 + 20.0 + 2.0 * 30.0) / 90.0;
+        for avg in [&whole, &a, &ba] {
+            assert!((avg.mean(120) - expected).abs() < 1e-12);
+        }
     }
 }
