@@ -35,6 +35,7 @@ _CHILD_FIGURES = (  # summary statistics reported for each scenario
     "wall_s",
     "packet_hops_per_s",
     "events_per_s",
+    "barrier_wait_share",
 )
 QUICK_TIME_DIVISOR = 10
 _MAXRSS_BYTES = 1 if sys.platform == "darwin" else 1024  # ru_maxrss unit
@@ -174,6 +175,14 @@ SCENARIOS = {
                 },
             ],
         ),
+        _routing_scenario(
+            "k",
+            "dragonfly a=16 h=8 p=8 g=129 (16,512 endpoints), UGAL-L, uniform Bernoulli, "
+            "30% load (the parallel engine's dragonfly)",
+            {"kind": "dragonfly", "a": 16, "h": 8, "p": 8, "g": 129},
+            {"kind": "ugal_l"},
+            3,
+        ),
     )
 }
 
@@ -199,18 +208,19 @@ def scenario_config(scenario: Scenario, quick: bool) -> dict[str, Any]:
     return {**scenario.config, "run": run}
 
 
-def _run_child(name: str, quick: bool) -> dict[str, Any]:
-    """Simulate one scenario in this process (summary only, no tables); its figures."""
+def _run_child(name: str, quick: bool, threads: int) -> dict[str, Any]:
+    """Simulate one scenario in this process on `threads` workers (summary only, no tables);
+    its figures."""
     if name == BASELINE:
         return {}
-    summary = simulate(scenario_config(SCENARIOS[name], quick)).summary
+    summary = simulate({**scenario_config(SCENARIOS[name], quick), "threads": threads}).summary
     messages_per_s = summary.get("messages_sent", math.nan) / max(summary["wall_s"], 1e-9)
     return {**{key: summary[key] for key in _CHILD_FIGURES}, "messages_per_s": messages_per_s}
 
 
-def _spawn_child(name: str, quick: bool) -> tuple[dict[str, Any], int]:
+def _spawn_child(name: str, quick: bool, threads: int = 1) -> tuple[dict[str, Any], int]:
     """Run one child process; its measurements and its peak RSS in bytes."""
-    command = [sys.executable, "-m", "exanet.bench", "--child", name]
+    command = [sys.executable, "-m", "exanet.bench", "--child", name, "--threads", str(threads)]
     if quick:
         command.append("--quick")
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
@@ -222,21 +232,25 @@ def _spawn_child(name: str, quick: bool) -> tuple[dict[str, Any], int]:
     return json.loads(output.splitlines()[-1]), usage.ru_maxrss * _MAXRSS_BYTES
 
 
-def run_benchmarks(names: list[str], quick: bool, repeat: int = 1) -> list[dict[str, Any]]:
-    """Run scenarios `names` in child processes, each `repeat` times; one row per scenario with
-    the median run (by wall time) and the largest peak RSS."""
+def run_benchmarks(
+    names: list[str], quick: bool, repeat: int = 1, threads: int = 1
+) -> list[dict[str, Any]]:
+    """Run scenarios `names` in child processes on `threads` workers, each `repeat` times; one
+    row per scenario with the median run (by wall time) and the largest peak RSS."""
     _, baseline_rss_bytes = _spawn_child(BASELINE, quick)
     rows = []
     for name in names:
         stdout.print(f"scenario {name}: {SCENARIOS[name].description}")
         runs = sorted(
-            (_spawn_child(name, quick) for _ in range(repeat)), key=lambda run: run[0]["wall_s"]
+            (_spawn_child(name, quick, threads) for _ in range(repeat)),
+            key=lambda run: run[0]["wall_s"],
         )
         figures = runs[len(runs) // 2][0]
         peak_rss_bytes = max(rss for _, rss in runs)
         rows.append(
             {
                 "scenario": name,
+                "threads": threads,
                 **figures,
                 "peak_rss_mib": peak_rss_bytes / 2**20,
                 "bytes_per_endpoint": (peak_rss_bytes - baseline_rss_bytes) / figures["endpoints"],
@@ -247,12 +261,14 @@ def run_benchmarks(names: list[str], quick: bool, repeat: int = 1) -> list[dict[
 
 _COLUMN_FORMATS = {  # the columns of the benchmark table, in order
     "scenario": str,
+    "threads": str,
     "endpoints": "{:,}".format,
     "packet_hops": "{:,}".format,
     "wall_s": "{:.2f}".format,
     "packet_hops_per_s": format_si,
     "events_per_s": format_si,
     "messages_per_s": lambda v: "-" if math.isnan(v) else format_si(v),
+    "barrier_wait_share": "{:.0%}".format,
     "peak_rss_mib": "{:,.1f}".format,
     "bytes_per_endpoint": "{:,.0f}".format,
 }
@@ -295,18 +311,23 @@ def bench(
         Path | None,
         typer.Option("--json", help="Also write the rows to this JSON file.", show_default=False),
     ] = None,
+    threads: Annotated[
+        int,
+        typer.Option(min=1, help="Workers of the parallel engine for every scenario."),
+    ] = 1,
     child: Annotated[str | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Measure simulator speed and memory: tori (a) 8x8, (b) 32x32, (c) 64x64x64, (d)
-    32x32x32x32 (1,048,576 endpoints); routing (e)-(h); message-passing jobs (i), (j)."""
+    32x32x32x32 (1,048,576 endpoints); routing (e)-(h); message-passing jobs (i), (j); a
+    16,512-endpoint dragonfly (k)."""
     if child is not None:
-        print(json.dumps(_run_child(child, quick)))
+        print(json.dumps(_run_child(child, quick, threads)))
         return
     names = list(SCENARIOS) if only is None else [name.strip() for name in only.split(",")]
     unknown = [name for name in names if name not in SCENARIOS]
     if unknown:
         raise typer.BadParameter(f"unknown scenarios {unknown}; choose from {list(SCENARIOS)}")
-    rows = run_benchmarks(names, quick, repeat)
+    rows = run_benchmarks(names, quick, repeat, threads)
     stdout.print(_rows_table(rows))
     if json_path is not None:
         json_path.write_text(json.dumps(rows, indent=2) + "\n")

@@ -137,12 +137,25 @@ def run(
         ),
     ] = None,
     overrides: OverridesOption = None,
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads",
+            "-j",
+            help="Workers of the parallel engine (same as --set threads=N); the results do "
+            "not depend on it.",
+            show_default=False,
+        ),
+    ] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Show no progress and no summary.")
     ] = False,
 ) -> None:
     """Simulate CONFIG, write its results and print a summary."""
-    result = api.simulate(load(config, overrides or ()), progress=False if quiet else None)
+    settings = list(overrides or ())
+    if threads is not None:
+        settings.append(f"threads={threads}")
+    result = api.simulate(load(config, settings), progress=False if quiet else None)
     outdir = result.write(output or Path("exanet-out") / config.stem)
     if quiet:
         return

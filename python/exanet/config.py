@@ -467,6 +467,11 @@ class Config(_Section):
     traffic: Traffic = Field(description=TRAFFIC_DESCRIPTION)
     run: RunConfig = Field(default_factory=RunConfig)
     record: RecordConfig = Field(default_factory=RecordConfig)
+    threads: Annotated[StrictInt, Field(ge=1, le=4096)] = Field(
+        1,
+        description="workers of the parallel engine (1: sequential); the results are the "
+        "same for any number (docs/parallel.md)",
+    )
 
     def __init__(self, /, **data: Any) -> None:
         with _config_errors(data):
@@ -527,6 +532,7 @@ class Config(_Section):
             "traffic": self.traffic.to_core(),
             "run": self.run.to_core(),
             "record": self.record.to_core(),
+            "threads": self.threads,
         }
 
 

@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from exanet._types import SizeBytes, TimePs, _Section
+from exanet._types import PositiveTimePs, SizeBytes, TimePs, _Section
 from exanet._validation import FieldError
 from exanet.errors import ConfigError
 from exanet.traffic_matrix import FORMATS as MATRIX_FORMATS
@@ -157,20 +157,27 @@ class SyntheticTraffic(_PatternTraffic):
 
 class BurstTraffic(_PatternTraffic):
     """Burst-synchronized sources (002): every endpoint sends the same budget of packets as
-    fast as the network accepts; a burst ends when all have arrived; bursts follow back to
-    back. The run lasts until the last burst ends ([run] windows do not apply)."""
+    fast as the network accepts; a burst ends when all have arrived, and the next starts
+    `restart_delay` later. The run lasts until the last burst ends ([run] windows do not
+    apply)."""
 
     kind: Literal["burst"] = "burst"
     packets_per_burst: Annotated[StrictInt, Field(ge=1)] = Field(
         1000, description="packets each endpoint sends per burst (b)"
     )
-    bursts: Annotated[StrictInt, Field(ge=1)] = Field(5, description="bursts back to back (k)")
+    bursts: Annotated[StrictInt, Field(ge=1)] = Field(5, description="bursts in the run (k)")
+    restart_delay: PositiveTimePs = Field(
+        "100ns",
+        description="time from a burst's end to the next burst's start: the news of the end "
+        "reaching every endpoint (> 0; it also bounds the parallel engine's windows)",
+    )
 
     def to_core(self) -> dict[str, Any]:
         return {
             **self._pattern_core(),
             "packets_per_burst": self.packets_per_burst,
             "bursts": self.bursts,
+            "restart_delay_ps": self.restart_delay,
         }
 
 
