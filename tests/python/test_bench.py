@@ -9,7 +9,7 @@ def test_scenarios_are_valid_configs():
         for quick in (False, True):
             config = load(scenario_config(scenario, quick))
             # The fewest VCs each routing accepts: UGAL-L on a dragonfly needs 3.
-            assert config.router.vcs == (3 if scenario.name in "eij" else 2)
+            assert config.router.vcs == (3 if scenario.name in "eijk" else 2)
             assert config.links.bandwidth == 25_000_000_000
             if config.traffic.kind == "synthetic":
                 assert config.traffic.packet == 256

@@ -51,6 +51,7 @@ MINIMAL_CORE = {
         "deadlock_timeout_ps": None,
     },
     "record": {"traffic_matrix": "off", "injection_bin_ps": 0, "packet_sizes": False},
+    "threads": 1,
 }
 
 FULL_TOML = """
