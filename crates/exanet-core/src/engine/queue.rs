@@ -319,10 +319,18 @@ impl<P> Scheduler<P> {
     /// scheduled (the parallel engine hands them over at the end of each window).
     #[inline]
     pub fn next_time_before(&mut self, limit: Time) -> Option<Time> {
-        match self.peek_time() {
-            Some(t) if t < limit => self.next_time(),
-            _ => None,
+        if self.cursor == self.current.len() {
+            // Move on to the next bucket only if it starts before `limit`.
+            let next_start = if self.in_wheel > 0 {
+                self.current_start + (self.bucket_distance() << BUCKET_SHIFT)
+            } else {
+                self.overflow.peek()?.entry.time >> BUCKET_SHIFT << BUCKET_SHIFT
+            };
+            if next_start >= limit {
+                return None;
+            }
         }
+        self.next_time().filter(|&t| t < limit)
     }
 
     /// Takes the next entry of the current bucket if it is for (time, target).

@@ -10,7 +10,7 @@ use super::state::{
     BurstClock, EndpointCounters, InputVc, LinkCounters, Nic, NicLimits, OutputPort, PortLink,
     SourceLatency, Stats, NEVER, NIC_CLASS, NO_LINK,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::config::{Arbitration, Config, Drain, LinkParams, TrafficConfig};
 use crate::engine::{
@@ -256,8 +256,8 @@ pub struct Network {
     pub(super) source_latency: SharedArray<SourceLatency>,
     pub(super) packets: PacketArena,
     /// Messages being reassembled at this worker's NICs: packets still to come, by (source,
-    /// message).
-    pub(super) reassembly: HashMap<(u32, u32), u32>,
+    /// message); a fast hash, as it is looked up per packet and never iterated.
+    pub(super) reassembly: FxHashMap<(u32, u32), u32>,
     /// Generation stops at this time.
     pub(super) generation_end: Time,
     pub(super) stats: Stats,
@@ -436,7 +436,7 @@ impl Network {
                 .collect::<Vec<_>>()
                 .into(),
             packets: PacketArena::default(),
-            reassembly: HashMap::new(),
+            reassembly: FxHashMap::default(),
             generation_end,
             stats: Stats::new(window_start, window_end),
             dirty_outputs: Vec::with_capacity(ports),
