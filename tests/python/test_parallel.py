@@ -98,3 +98,26 @@ def test_bursts_need_a_positive_restart_delay_and_count_it_between_bursts():
     gaps = bursts["start_ns"].iloc[1:].to_numpy() - bursts["end_ns"].iloc[:-1].to_numpy()
     assert gaps == pytest.approx([250.0, 250.0], abs=1e-9)
     assert result.summary["sim_time_ns"] == bursts["end_ns"].iloc[-1]
+
+
+def test_message_passing_jobs_give_the_sequential_jobs_table_on_two_threads():
+    config = {
+        "topology": {"kind": "torus", "dims": [4, 4]},
+        "router": {"vc_buffer": "16KiB"},
+        "traffic": {
+            "kind": "jobs",
+            "jobs": [
+                {"app": "allpingpong", "ranks": 8, "message": "24KiB", "iterations": 2},
+                {"app": "alltoall", "ranks": 8, "message": "2KiB", "placement": "random_endpoints"},
+            ],
+            "alone": True,
+            "send_overhead": "50ns",
+        },
+    }
+    one = exanet.simulate({**config, "threads": 1}, progress=False)
+    two = exanet.simulate({**config, "threads": 2}, progress=False)
+    assert two.summary["threads"] == 2
+    assert network_figures(two.summary) == network_figures(one.summary)
+    assert two.jobs.equals(one.jobs)
+    # Rendezvous messages (24 KiB, above the 16 KiB eager limit) and eager ones both finished.
+    assert (one.jobs["bytes_sent"] > 0).all()

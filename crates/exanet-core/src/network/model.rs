@@ -134,13 +134,6 @@ impl Parts {
                 "at least 1 (1 runs sequentially)",
             ));
         }
-        if config.threads > 1 && matches!(workload, Workload::Jobs(_)) {
-            return Err(ConfigError::new(
-                "threads",
-                config.threads.to_string(),
-                "1 with message-passing jobs: their engine runs on one worker for now",
-            ));
-        }
         if config.threads > 1 && routing.global_view() {
             return Err(ConfigError::new(
                 "threads",

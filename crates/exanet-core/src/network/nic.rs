@@ -70,7 +70,9 @@ impl Network {
     /// or every rank's first wake-up.
     pub(super) fn start_sources(&mut self, sched: &mut Scheduler<NetEvent>) {
         if let Some(mpi) = &self.mpi {
-            mpi.start(&mut self.actions);
+            let mut actions = std::mem::take(&mut self.actions);
+            mpi.start(|e| self.owns_nic(e), &mut actions);
+            self.actions = actions;
             self.apply_actions(0, sched);
             return;
         }
@@ -108,7 +110,10 @@ impl Network {
                     dst,
                     bytes,
                     token,
-                } => self.send_message(ready_ps, now, src, dst, bytes, token),
+                } => {
+                    self.ship_envelope(dst, token);
+                    self.send_message(ready_ps, now, src, dst, bytes, token);
+                }
                 Action::Wake { at, endpoint } => {
                     let nic = self.nic_entity(endpoint);
                     sched.schedule(at, nic, nic, NetEvent::HostWake);

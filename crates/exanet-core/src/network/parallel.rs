@@ -13,6 +13,7 @@ use super::state::Stats;
 use crate::engine::{EntityId, Scheduler, Time};
 use crate::parallel::Partition;
 use crate::routing::Candidates;
+use crate::workload::mpi::Envelope;
 
 /// An event for another worker's entity.
 #[derive(Debug, Clone, Copy)]
@@ -29,6 +30,11 @@ pub(super) struct Crossing {
 pub struct Outbox {
     pub(super) events: Vec<Crossing>,
     pub(super) packets: Vec<Packet>,
+    /// Envelopes of the messages sent to the other worker's hosts (by token): they arrive
+    /// before the messages' packets, which cross a link at least the window long.
+    pub(super) envelopes: Vec<(u32, Envelope)>,
+    /// Tokens the other worker numbered and this one is done with.
+    pub(super) released: Vec<u32>,
 }
 
 /// A worker's view of the partition and its outboxes.
@@ -87,10 +93,30 @@ impl Network {
             .is_none_or(|r| r.part_of[self.nic_entity(e) as usize] == r.me)
     }
 
+    /// Sends a copy of message `token`'s envelope with it when its destination endpoint `dst`
+    /// belongs to another worker.
+    pub(super) fn ship_envelope(&mut self, dst: u32, token: u32) {
+        let nic = self.nic_entity(dst);
+        if let (Some(remote), Some(mpi)) = (self.remote.as_deref_mut(), self.mpi.as_ref()) {
+            let part = remote.part_of[nic as usize];
+            if part != remote.me {
+                remote.outboxes[part as usize]
+                    .envelopes
+                    .push((token, mpi.envelope(token)));
+            }
+        }
+    }
+
     /// Takes the outboxes filled in this window (one per worker).
     pub(super) fn take_outboxes(&mut self) -> Vec<Outbox> {
         match self.remote.as_deref_mut() {
             Some(remote) => {
+                if let Some(mpi) = self.mpi.as_mut() {
+                    for token in mpi.take_released() {
+                        let part = mpi.numbered_by(token) as usize;
+                        remote.outboxes[part].released.push(token);
+                    }
+                }
                 let parts = remote.outboxes.len();
                 std::mem::replace(
                     &mut remote.outboxes,
@@ -103,6 +129,14 @@ impl Network {
 
     /// Queues the events another worker sent this one.
     pub(super) fn receive(&mut self, outbox: Outbox, sched: &mut Scheduler<NetEvent>) {
+        if let Some(mpi) = self.mpi.as_mut() {
+            for (token, envelope) in outbox.envelopes {
+                mpi.accept(token, envelope);
+            }
+            for token in outbox.released {
+                mpi.release(token);
+            }
+        }
         for c in outbox.events {
             let event = match c.event {
                 NetEvent::Arrive { port, vc, packet } => NetEvent::Arrive {
@@ -145,7 +179,8 @@ impl Network {
                 routing: Arc::clone(&self.routing),
                 synthetic: self.synthetic.clone(),
                 burst: self.burst.clone(),
-                mpi: None,
+                // SAFETY: as for the network's arrays; ranks go with their endpoints' NICs.
+                mpi: self.mpi.as_ref().map(|m| Box::new(m.worker(me, parts))),
                 actions: Vec::new(),
                 mtu_bytes: self.mtu_bytes,
                 header_bytes: self.header_bytes,
@@ -207,6 +242,9 @@ impl Network {
             .wrapping_add(worker.nics_owing_window);
         if let (Some(mine), Some(theirs)) = (self.recorder.as_mut(), worker.recorder.as_ref()) {
             mine.merge(theirs);
+        }
+        if let (Some(mine), Some(theirs)) = (self.mpi.as_mut(), worker.mpi.as_ref()) {
+            mine.absorb(theirs);
         }
         if let (Some(mine), Some(theirs)) = (self.burst.as_mut(), worker.burst.as_ref()) {
             mine.starts_ps.clone_from(&theirs.starts_ps);

@@ -1,6 +1,8 @@
 //! Jobs on the machine: each job's program (a built-in app or explicit operations) and the
 //! endpoints its ranks run on (placement).
 
+use std::sync::Arc;
+
 use rand::seq::SliceRandom;
 
 use super::apps::{self, App, AppParams};
@@ -37,7 +39,7 @@ pub fn build(config: &JobsConfig, topology: &dyn Topology, seed: u64) -> Result<
             name: job.name.clone(),
             first_rank: 0,
             app: job.app.name().to_string(),
-            program,
+            program: Arc::new(program),
             endpoints: chosen,
             start_ps: job.start_ps,
             end_ps: 0,

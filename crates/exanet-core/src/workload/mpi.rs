@@ -5,13 +5,20 @@
 //! message has left its NIC and when it has fully arrived, through [`Action`]s and callbacks.
 //!
 //! Every callback concerns one endpoint's host (the one whose NIC saw the event), so the engine
-//! never reaches across entities.
+//! never reaches across entities: in a split network each worker runs the ranks of its own
+//! endpoints ([`Mpi::worker`]). A message's envelope is then kept by the worker of its sending
+//! rank, which numbers it; the network carries a copy to the other side whenever the message
+//! crosses parts, and the other side hands the number back when it is done with it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::collectives::{Collective, Transfer};
 use super::program::{OpKind, Program, ANY};
 use crate::engine::Time;
+use crate::parallel::SharedArray;
 
 const NEVER: Time = Time::MAX;
 /// Collective messages use tags above every user tag (user tags are i32 >= 0).
@@ -55,7 +62,7 @@ enum Kind {
 
 /// A message in flight, named by its token.
 #[derive(Debug, Clone, Copy)]
-struct Envelope {
+pub struct Envelope {
     kind: Kind,
     src: u32,
     dst: u32,
@@ -137,7 +144,7 @@ pub struct JobRun {
     /// Global index of the job's rank 0 (set by [`Mpi::new`]).
     pub first_rank: u32,
     pub app: String,
-    pub program: Program,
+    pub program: Arc<Program>,
     pub endpoints: Vec<u32>,
     pub start_ps: Time,
     pub end_ps: Time,
@@ -155,16 +162,25 @@ impl JobRun {
 
 pub struct Mpi {
     params: HostParams,
+    /// The jobs, with the counters of this worker's ranks.
     pub jobs: Vec<JobRun>,
-    ranks: Vec<Rank>,
-    rank_of_endpoint: Vec<u32>,
+    /// Every rank; a worker touches only its own.
+    ranks: SharedArray<Rank>,
+    rank_of_endpoint: Arc<[u32]>,
+    endpoint_of_rank: Arc<[u32]>,
+    /// Envelopes this worker numbered: token `slot * parts + me` is `envelopes[slot]`.
     envelopes: Vec<Envelope>,
     free_envelopes: Vec<u32>,
+    /// Copies of other workers' envelopes whose messages came here, by token.
+    copies: FxHashMap<u32, Envelope>,
+    /// Tokens of copies this worker is done with, for their numbering workers.
+    released: Vec<u32>,
     requests: Vec<Request>,
     free_requests: Vec<u32>,
     sends: Vec<Transfer>,
     recvs: Vec<Transfer>,
-    ranks_running: u64,
+    me: u32,
+    parts: u32,
 }
 
 impl Mpi {
@@ -200,29 +216,143 @@ impl Mpi {
         }
         Mpi {
             params,
-            ranks_running: ranks.len() as u64,
             jobs,
-            ranks,
-            rank_of_endpoint,
+            endpoint_of_rank: ranks.iter().map(|r| r.endpoint).collect(),
+            ranks: SharedArray::new(ranks),
+            rank_of_endpoint: rank_of_endpoint.into(),
             envelopes: Vec::new(),
             free_envelopes: Vec::new(),
+            copies: FxHashMap::default(),
+            released: Vec::new(),
             requests: Vec::new(),
             free_requests: Vec::new(),
             sends: Vec::new(),
             recvs: Vec::new(),
+            me: 0,
+            parts: 1,
         }
     }
 
-    /// The first wake-up of every rank (at its job's start).
-    pub fn start(&self, out: &mut Vec<Action>) {
-        out.extend(self.ranks.iter().map(|r| Action::Wake {
-            at: r.wake_at,
-            endpoint: r.endpoint,
-        }));
+    /// Worker `me` of `parts`: it runs the ranks on its own endpoints, with envelopes and
+    /// requests of its own and the jobs' counters from zero.
+    ///
+    /// # Safety
+    /// The worker must not outlive `self`, and must be called only for the endpoints it owns.
+    pub unsafe fn worker(&self, me: u32, parts: u32) -> Mpi {
+        Mpi {
+            params: self.params,
+            jobs: self
+                .jobs
+                .iter()
+                .map(|j| JobRun {
+                    end_ps: 0,
+                    ranks_done: 0,
+                    bytes_sent: 0,
+                    messages_sent: 0,
+                    ..j.clone()
+                })
+                .collect(),
+            ranks: self.ranks.view(),
+            rank_of_endpoint: Arc::clone(&self.rank_of_endpoint),
+            endpoint_of_rank: Arc::clone(&self.endpoint_of_rank),
+            envelopes: Vec::new(),
+            free_envelopes: Vec::new(),
+            copies: FxHashMap::default(),
+            released: Vec::new(),
+            requests: Vec::new(),
+            free_requests: Vec::new(),
+            sends: Vec::new(),
+            recvs: Vec::new(),
+            me,
+            parts,
+        }
+    }
+
+    /// Adds a finished worker's job counters to this engine's.
+    pub fn absorb(&mut self, worker: &Mpi) {
+        for (mine, theirs) in self.jobs.iter_mut().zip(&worker.jobs) {
+            mine.end_ps = mine.end_ps.max(theirs.end_ps);
+            mine.ranks_done += theirs.ranks_done;
+            mine.bytes_sent += theirs.bytes_sent;
+            mine.messages_sent += theirs.messages_sent;
+        }
+    }
+
+    /// The first wake-up of every rank on an endpoint for which `owned` holds (at its job's
+    /// start).
+    pub fn start(&self, owned: impl Fn(u32) -> bool, out: &mut Vec<Action>) {
+        out.extend(
+            self.ranks
+                .iter()
+                .filter(|r| owned(r.endpoint))
+                .map(|r| Action::Wake {
+                    at: r.wake_at,
+                    endpoint: r.endpoint,
+                }),
+        );
     }
 
     pub fn finished(&self) -> bool {
-        self.ranks_running == 0
+        self.jobs.iter().all(JobRun::finished)
+    }
+
+    /// The envelope of message `token`, for the worker its message now goes to.
+    pub fn envelope(&self, token: u32) -> Envelope {
+        *self.env(token)
+    }
+
+    /// Keeps the copy of another worker's envelope whose message comes here (replacing an older
+    /// copy: a rendezvous goes back and forth).
+    pub fn accept(&mut self, token: u32, envelope: Envelope) {
+        match self.slot(token) {
+            Some(slot) => self.envelopes[slot] = envelope,
+            None => {
+                self.copies.insert(token, envelope);
+            }
+        }
+    }
+
+    /// Tokens whose copies this worker is done with since the last call.
+    pub fn take_released(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.released)
+    }
+
+    /// The worker that numbers envelope `token`.
+    pub fn numbered_by(&self, token: u32) -> u32 {
+        token % self.parts
+    }
+
+    /// Message `token` is over: free its number, or hand it back to the worker that gave it.
+    pub fn release(&mut self, token: u32) {
+        match self.slot(token) {
+            Some(_) => self.free_envelopes.push(token),
+            None => {
+                self.copies.remove(&token);
+                self.released.push(token);
+            }
+        }
+    }
+
+    /// Where this worker keeps envelope `token` if it numbered it.
+    fn slot(&self, token: u32) -> Option<usize> {
+        (token % self.parts == self.me).then_some((token / self.parts) as usize)
+    }
+
+    fn env(&self, token: u32) -> &Envelope {
+        match self.slot(token) {
+            Some(slot) => &self.envelopes[slot],
+            None => &self.copies[&token],
+        }
+    }
+
+    fn env_mut(&mut self, token: u32) -> &mut Envelope {
+        match self.slot(token) {
+            Some(slot) => &mut self.envelopes[slot],
+            None => self
+                .copies
+                .get_mut(&token)
+                .expect("a copy came with the message"),
+        }
     }
 
     /// A scheduled wake-up of endpoint `endpoint`'s host.
@@ -238,7 +368,7 @@ impl Mpi {
 
     /// The last packet of message `token` left its source NIC; its tail is out at `tail_ps`.
     pub fn sent(&mut self, now: Time, token: u32, tail_ps: Time, out: &mut Vec<Action>) {
-        let env = self.envelopes[token as usize];
+        let env = *self.env(token);
         if matches!(env.kind, Kind::Eager | Kind::Data) {
             self.complete(now, env.send_request, tail_ps, out);
         }
@@ -246,15 +376,15 @@ impl Mpi {
 
     /// Message `token` has fully arrived at its destination.
     pub fn arrived(&mut self, now: Time, token: u32, out: &mut Vec<Action>) {
-        let env = self.envelopes[token as usize];
+        let env = *self.env(token);
         match env.kind {
             Kind::ClearToSend => {
                 // At the sender: the data follows at once.
-                self.envelopes[token as usize].kind = Kind::Data;
+                self.env_mut(token).kind = Kind::Data;
                 out.push(self.message(now, env.src, env.dst, env.bytes, token));
             }
             Kind::Data => {
-                self.free_envelopes.push(token);
+                self.release(token);
                 let done = now + self.params.recv_overhead_ps;
                 self.complete(now, env.recv_request, done, out);
             }
@@ -269,7 +399,7 @@ impl Mpi {
                 self.deliver(now, token, out);
                 // Earlier arrivals from the same source that were waiting for this one.
                 while let Some(at) = self.ranks[d].held.iter().position(|&t| {
-                    let e = &self.envelopes[t as usize];
+                    let e = self.env(t);
                     e.src == env.src && Some(&e.seq) == self.ranks[d].recv_seq.get(&env.src)
                 }) {
                     let next = self.ranks[d].held.swap_remove(at);
@@ -283,8 +413,8 @@ impl Mpi {
     fn message(&self, ready_ps: Time, src: u32, dst: u32, bytes: u64, token: u32) -> Action {
         Action::Send {
             ready_ps,
-            src: self.ranks[src as usize].endpoint,
-            dst: self.ranks[dst as usize].endpoint,
+            src: self.endpoint_of_rank[src as usize],
+            dst: self.endpoint_of_rank[dst as usize],
             bytes,
             token,
         }
@@ -292,7 +422,7 @@ impl Mpi {
 
     /// An eager message or a request-to-send, in order: match it or keep it as unexpected.
     fn deliver(&mut self, now: Time, token: u32, out: &mut Vec<Action>) {
-        let env = self.envelopes[token as usize];
+        let env = *self.env(token);
         let rank = &mut self.ranks[env.dst as usize];
         let found = rank.posted.iter().position(|p| {
             (p.src == env.src || p.src == NO_RANK) && (p.tag == env.tag || p.tag == ANY_TAG)
@@ -308,10 +438,10 @@ impl Mpi {
 
     /// A receive met its message (now, at the receiver).
     fn matched(&mut self, now: Time, request: u32, token: u32, out: &mut Vec<Action>) {
-        let env = &mut self.envelopes[token as usize];
+        let env = self.env_mut(token);
         match env.kind {
             Kind::Eager => {
-                self.free_envelopes.push(token);
+                self.release(token);
                 let done = now + self.params.recv_overhead_ps;
                 self.complete(now, request, done, out);
             }
@@ -353,13 +483,13 @@ impl Mpi {
 
     fn new_envelope(&mut self, envelope: Envelope) -> u32 {
         match self.free_envelopes.pop() {
-            Some(i) => {
-                self.envelopes[i as usize] = envelope;
-                i
+            Some(token) => {
+                self.envelopes[(token / self.parts) as usize] = envelope;
+                token
             }
             None => {
                 self.envelopes.push(envelope);
-                (self.envelopes.len() - 1) as u32
+                (self.envelopes.len() - 1) as u32 * self.parts + self.me
             }
         }
     }
@@ -408,7 +538,7 @@ impl Mpi {
     fn post_recv(&mut self, now: Time, g: u32, src: u32, tag: u64, out: &mut Vec<Action>) -> u32 {
         let request = self.new_request(g);
         let found = self.ranks[g as usize].unexpected.iter().position(|&t| {
-            let e = &self.envelopes[t as usize];
+            let e = self.env(t);
             (src == NO_RANK || e.src == src) && (tag == ANY_TAG || e.tag == tag)
         });
         match found {
@@ -477,7 +607,6 @@ impl Mpi {
             let Some(&op) = ops.get(rank.pc as usize) else {
                 let rank = &mut self.ranks[gi];
                 rank.state = State::Done;
-                self.ranks_running -= 1;
                 let job = &mut self.jobs[job_index];
                 job.ranks_done += 1;
                 job.end_ps = job.end_ps.max(now);
@@ -664,7 +793,7 @@ impl Mpi {
         let mut queue = std::collections::BinaryHeap::new();
         let mut order = 0u64;
         let mut out = Vec::new();
-        self.start(&mut out);
+        self.start(|_| true, &mut out);
         let mut now = 0;
         loop {
             for action in out.drain(..) {
