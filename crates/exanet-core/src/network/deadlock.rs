@@ -3,8 +3,7 @@
 use std::collections::HashMap;
 
 use super::model::Network;
-use super::packet::{PacketArena, NO_PACKET};
-use super::state::NIC_CLASS;
+use super::state::{NIC_CLASS, NO_BLOCK};
 use crate::engine::Time;
 use crate::error::{DeadlockReport, StuckChannel};
 use crate::routing::vcs_in;
@@ -16,45 +15,53 @@ const MAX_LISTED: usize = 64;
 /// An input VC: (router * ports + port) * vcs + vc.
 type Node = usize;
 
+/// The worker that holds a router's packets and input buffers (the network itself, on one).
+pub(super) type OwnerOf<'a> = dyn Fn(u32) -> &'a Network + 'a;
+
 impl Network {
     /// The input VCs whose head packet cannot advance for lack of credits downstream, each with
     /// the downstream input VCs it waits for.
-    fn waits(&self) -> Vec<(Node, Vec<Node>)> {
+    fn waits<'a>(&self, owner_of: &OwnerOf<'a>) -> Vec<(Node, Vec<Node>)> {
         let mut waits = Vec::new();
-        for (node, input) in self.input_vcs.iter().enumerate() {
-            if input.queue.head == NO_PACKET {
-                continue;
+        let held = self
+            .input_blocks
+            .iter()
+            .enumerate()
+            .filter(|&(_, &block)| block != NO_BLOCK);
+        for (port_index, &block) in held {
+            let router = (port_index / self.ports) as u32;
+            let inputs = owner_of(router).inputs.vcs(block);
+            for (vc, input) in inputs.iter().enumerate() {
+                if input.queue.is_empty() {
+                    continue;
+                }
+                let node = port_index * self.vcs + vc;
+                let out_index = router as usize * self.ports + usize::from(input.out_port);
+                let Peer::Router {
+                    router: down,
+                    port: down_port,
+                } = self.topology.peer(router, input.out_port)
+                else {
+                    continue; // ejection never waits for credits
+                };
+                let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
+                if vcs_in(u32::from(input.vc_mask)).any(|v| credits[v as usize] >= input.bytes) {
+                    continue;
+                }
+                let down_base = (down as usize * self.ports + usize::from(down_port)) * self.vcs;
+                waits.push((
+                    node,
+                    vcs_in(u32::from(input.vc_mask))
+                        .map(|v| down_base + v as usize)
+                        .collect(),
+                ));
             }
-            let router = (node / self.vcs / self.ports) as u32;
-            let out_index = router as usize * self.ports + usize::from(input.out_port);
-            let Peer::Router {
-                router: down,
-                port: down_port,
-            } = self.topology.peer(router, input.out_port)
-            else {
-                continue; // ejection never waits for credits
-            };
-            let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
-            if vcs_in(u32::from(input.vc_mask)).any(|v| credits[v as usize] >= input.bytes) {
-                continue;
-            }
-            let down_base = (down as usize * self.ports + usize::from(down_port)) * self.vcs;
-            waits.push((
-                node,
-                vcs_in(u32::from(input.vc_mask))
-                    .map(|v| down_base + v as usize)
-                    .collect(),
-            ));
         }
         waits
     }
 
     /// Describes input VC `node` as the channel that feeds it.
-    fn channel<'a>(
-        &self,
-        node: Node,
-        arena_of: &dyn Fn(u32) -> &'a PacketArena,
-    ) -> Option<StuckChannel> {
+    fn channel<'a>(&self, node: Node, owner_of: &OwnerOf<'a>) -> Option<StuckChannel> {
         let vc = (node % self.vcs) as u8;
         let port_index = node / self.vcs;
         let router = (port_index / self.ports) as u32;
@@ -82,27 +89,34 @@ impl Network {
             port_name,
             vc,
             peer_router: router,
-            queued_packets: self.input_vcs[node].queue.len(arena_of(router)),
+            queued_packets: {
+                let owner = owner_of(router);
+                let block = self.input_blocks[port_index];
+                owner
+                    .inputs
+                    .vc(block, usize::from(vc))
+                    .queue
+                    .len(&owner.packets)
+            },
             credits_bytes: self.credits[up_index * self.vcs + usize::from(vc)],
         })
     }
 
-    /// The report of a deadlock found at `time_ps`; `arena_of(router)` holds the packets
-    /// queued at `router`.
+    /// The report of a deadlock found at `time_ps`.
     pub(super) fn deadlock_report<'a>(
         &self,
         time_ps: Time,
-        arena_of: &dyn Fn(u32) -> &'a PacketArena,
+        owner_of: &OwnerOf<'a>,
     ) -> DeadlockReport {
-        let waits = self.waits();
+        let waits = self.waits(owner_of);
         let stuck_channels = waits
             .iter()
-            .filter_map(|(node, _)| self.channel(*node, arena_of))
+            .filter_map(|(node, _)| self.channel(*node, owner_of))
             .take(MAX_LISTED)
             .collect();
         let cycle = find_cycle(&waits)
             .into_iter()
-            .filter_map(|node| self.channel(node, arena_of))
+            .filter_map(|node| self.channel(node, owner_of))
             .collect();
         DeadlockReport {
             time_ps,

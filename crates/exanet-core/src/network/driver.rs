@@ -3,8 +3,8 @@
 
 use std::time::Instant;
 
+use super::deadlock::OwnerOf;
 use super::model::{NetEvent, Network};
-use super::packet::PacketArena;
 use super::parallel::Outbox;
 use super::results::{EngineStats, RunOutput};
 use super::serialization_ps;
@@ -334,15 +334,11 @@ impl Network {
     }
 
     /// A deadlock error if the run stopped on one, or ran out of events with packets still in
-    /// the network; `arena_of(router)` holds the packets queued at `router`.
-    fn check_stuck<'a>(
-        &self,
-        end: &End,
-        arena_of: &dyn Fn(u32) -> &'a PacketArena,
-    ) -> Result<(), SimError> {
+    /// the network; `owner_of(router)` is the worker that holds `router`'s packets.
+    fn check_stuck<'a>(&self, end: &End, owner_of: &OwnerOf<'a>) -> Result<(), SimError> {
         if end.deadlock || (end.idle && self.stats.injected > self.stats.delivered) {
             return Err(SimError::Deadlock(Box::new(
-                self.deadlock_report(end.time, arena_of),
+                self.deadlock_report(end.time, owner_of),
             )));
         }
         Ok(())
@@ -363,7 +359,7 @@ impl Network {
             self.start_sources(&mut sched);
             let plan = self.plan(interval_s, NEVER);
             let finished = self.drive(&mut sched, 0, &Solo, &plan, Some(progress));
-            self.check_stuck(&finished.end, &|_| &self.packets)?;
+            self.check_stuck(&finished.end, &|_| &self)?;
             (finished, 0.0, None)
         } else {
             self.run_threads(threads, interval_s, progress)?
@@ -464,7 +460,7 @@ impl Network {
             self.absorb(worker);
         }
         self.check_stuck(&finished.end, &|router| {
-            &workers[split.part_of[router as usize] as usize].packets
+            &workers[split.part_of[router as usize] as usize]
         })?;
         drop(workers);
         Ok((finished, fabric.waited_s(), Some(lookahead)))

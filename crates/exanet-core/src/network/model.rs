@@ -7,8 +7,8 @@ use super::packet::PacketArena;
 use super::parallel::Remote;
 use super::record::Recorder;
 use super::state::{
-    BurstClock, EndpointCounters, InputVc, LinkCounters, Nic, NicLimits, OutputPort, PortLink,
-    SourceLatency, Stats, NEVER, NIC_CLASS, NO_LINK,
+    BurstClock, EndpointCounters, InputPool, LinkCounters, Nic, NicLimits, OutputPort, PortLink,
+    SourceLatency, Stats, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK,
 };
 use rustc_hash::FxHashMap;
 
@@ -232,7 +232,10 @@ pub struct Network {
     // Router state, indexed by (router * ports + port) [* vcs + vc | * request_words + word].
     // The per-entity arrays are shared by the workers of a parallel run, each touching only
     // its own entities' entries (see `parallel`).
-    pub(super) input_vcs: SharedArray<InputVc>,
+    /// Per router port, its block of input VCs in the owning worker's `inputs` (NO_BLOCK:
+    /// the port holds no packet).
+    pub(super) input_blocks: SharedArray<u32>,
+    pub(super) inputs: InputPool,
     pub(super) credits: SharedArray<u32>,
     pub(super) outputs: SharedArray<OutputPort>,
     pub(super) requests: SharedArray<u64>,
@@ -406,7 +409,8 @@ impl Network {
             class_links,
             nic_link,
             port_class: port_class.into(),
-            input_vcs: huge_page_vec(InputVc::default(), routers * ports * vcs).into(),
+            input_blocks: huge_page_vec(NO_BLOCK, routers * ports).into(),
+            inputs: InputPool::new(vcs),
             credits: credits.into(),
             outputs: huge_page_vec(
                 OutputPort {
@@ -529,12 +533,10 @@ impl Model for Network {
     #[inline]
     fn prefetch(&self, target: EntityId, event: &NetEvent) {
         match *event {
-            NetEvent::Arrive { port, vc, packet } => {
+            NetEvent::Arrive { port, packet, .. } => {
                 self.packets.prefetch(packet);
                 let router = target as usize * self.ports;
-                prefetch_line(
-                    &self.input_vcs[(router + usize::from(port)) * self.vcs + usize::from(vc)],
-                );
+                prefetch_line(&self.input_blocks[router + usize::from(port)]);
                 prefetch_line(&self.credits[router * self.vcs]);
                 prefetch_line(&self.requests[router * self.request_words]);
                 prefetch_line(&self.port_class[router]);

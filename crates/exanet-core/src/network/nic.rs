@@ -404,16 +404,21 @@ impl Network {
                 NetEvent::NicAck,
             );
         }
-        let message_done = packet.message_packets == 1 || {
-            let key = (packet.src, packet.message);
-            let remaining = self.reassembly.entry(key).or_insert(packet.message_packets);
-            *remaining -= 1;
-            let done = *remaining == 0;
-            if done {
-                self.reassembly.remove(&key);
-            }
-            done
-        };
+        let message_done = packet.message_packets == 1
+            || match self.mpi.as_mut() {
+                // A message of a job counts its packets in its envelope (no map lookup).
+                Some(mpi) => mpi.packet_arrived(packet.message, packet.message_packets),
+                None => {
+                    let key = (packet.src, packet.message);
+                    let remaining = self.reassembly.entry(key).or_insert(packet.message_packets);
+                    *remaining -= 1;
+                    let done = *remaining == 0;
+                    if done {
+                        self.reassembly.remove(&key);
+                    }
+                    done
+                }
+            };
         let token = if self.mpi.is_some() {
             packet.message
         } else {

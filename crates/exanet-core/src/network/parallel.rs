@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, PacketArena};
-use super::state::Stats;
+use super::state::{InputPool, Stats};
 use crate::engine::{EntityId, Scheduler, Time};
 use crate::parallel::Partition;
 use crate::routing::Candidates;
@@ -200,7 +200,8 @@ impl Network {
                 class_links: self.class_links.clone(),
                 nic_link: self.nic_link,
                 port_class: self.port_class.view(),
-                input_vcs: self.input_vcs.view(),
+                input_blocks: self.input_blocks.view(),
+                inputs: InputPool::new(self.vcs),
                 credits: self.credits.view(),
                 outputs: self.outputs.view(),
                 requests: self.requests.view(),

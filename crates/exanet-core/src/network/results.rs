@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::model::Network;
 use super::record::Recorder;
-use super::state::{EndpointCounters, OutputPort, PortLink, NIC_CLASS, NO_LINK};
+use super::state::{EndpointCounters, OutputPort, PortLink, SourceLatency, NIC_CLASS, NO_LINK};
 use crate::engine::Time;
 
 use crate::stats::{ColumnData, Summary, Table, Value};
@@ -37,6 +37,7 @@ pub struct RunOutput {
     nic_link: PortLink,
     window_ps: Time,
     endpoint_counters: Vec<EndpointCounters>,
+    source_latency: Vec<SourceLatency>,
     outputs: Vec<OutputPort>,
     source_queue_packets: Vec<u64>,
     /// Message-passing jobs (empty otherwise).
@@ -103,13 +104,6 @@ impl Network {
         engine: &EngineStats,
         source_queue_packets: Vec<u64>,
     ) -> RunOutput {
-        for (counters, latency) in self
-            .endpoint_counters
-            .iter_mut()
-            .zip(self.source_latency.iter())
-        {
-            (counters.latency_sum_ps, counters.latency_count) = latency.get();
-        }
         let (events, wall_s) = (engine.events, engine.wall_s);
         let (burst_starts_ps, burst_ends_ps) = self
             .burst
@@ -398,6 +392,7 @@ impl Network {
             nic_link: nic,
             window_ps,
             endpoint_counters: self.endpoint_counters.into_vec(),
+            source_latency: self.source_latency.into_vec(),
             outputs: self.outputs.into_vec(),
             source_queue_packets,
             jobs,
@@ -578,13 +573,11 @@ impl RunOutput {
         t.push(
             "latency_ns_mean",
             ColumnData::F64(
-                c.iter()
-                    .map(|x| {
-                        if x.latency_count == 0 {
-                            f64::NAN
-                        } else {
-                            x.latency_sum_ps as f64 / x.latency_count as f64 / PS_PER_NS
-                        }
+                self.source_latency
+                    .iter()
+                    .map(|latency| match latency.get() {
+                        (_, 0) => f64::NAN,
+                        (sum_ps, count) => sum_ps as f64 / count as f64 / PS_PER_NS,
                     })
                     .collect(),
             ),

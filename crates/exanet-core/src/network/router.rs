@@ -3,7 +3,7 @@
 
 use super::model::{NetEvent, Network};
 use super::packet::PacketId;
-use super::state::{arbitration_draw, NEVER, NIC_CLASS};
+use super::state::{arbitration_draw, InputVc, NEVER, NIC_CLASS, NO_BLOCK};
 use crate::config::Arbitration;
 use crate::engine::{Scheduler, Time};
 use crate::routing::{select, set_bits, vcs_in, Candidate, Candidates, RouteQuery};
@@ -29,6 +29,12 @@ impl Network {
             .any(|&w| w != 0)
     }
 
+    /// Input VC `vc` of router port `in_index` (its port must hold packets).
+    #[inline]
+    fn input(&self, in_index: usize, vc: usize) -> &InputVc {
+        self.inputs.vc(self.input_blocks[in_index], vc)
+    }
+
     /// A packet's head reached (port, vc) and its route computation is done.
     pub(super) fn packet_arrives(
         &mut self,
@@ -38,8 +44,14 @@ impl Network {
         vc: u8,
         id: PacketId,
     ) {
-        let input = self.port_index(router, port) * self.vcs + usize::from(vc);
-        if self.input_vcs[input].queue.push(id, &mut self.packets) {
+        let in_index = self.port_index(router, port);
+        let mut block = self.input_blocks[in_index];
+        if block == NO_BLOCK {
+            block = self.inputs.take();
+            self.input_blocks[in_index] = block;
+        }
+        let slot = self.inputs.vc_mut(block, usize::from(vc));
+        if slot.queue.push(id, &mut self.packets) {
             self.route_head(now, router, port, vc, false);
         }
     }
@@ -75,8 +87,8 @@ impl Network {
     /// `escape` keeps only the way that offers the escape VCs (a blocked adaptive packet).
     fn route_head(&mut self, now: Time, router: u32, port: u16, vc: u8, escape: bool) {
         let in_index = self.port_index(router, port);
-        let input = in_index * self.vcs + usize::from(vc);
-        let head = self.input_vcs[input].queue.head;
+        let block = self.input_blocks[in_index];
+        let head = self.inputs.vc(block, usize::from(vc)).queue.head;
         let packet = &self.packets[head];
         let (bytes, tail_ps) = (packet.bytes, packet.tail_ps);
         let query = RouteQuery {
@@ -134,7 +146,7 @@ impl Network {
         } else {
             now
         };
-        let slot = &mut self.input_vcs[input];
+        let slot = self.inputs.vc_mut(block, usize::from(vc));
         slot.out_port = chosen.port;
         // At most 16 VCs (config): the mask fits.
         slot.vc_mask = chosen.vc_mask as u16;
@@ -167,7 +179,7 @@ impl Network {
                 .map(|input| {
                     let in_index = r as usize * self.ports + (input >> self.vc_bits);
                     let vc = input & ((1 << self.vc_bits) - 1);
-                    u64::from(self.input_vcs[in_index * self.vcs + vc].bytes)
+                    u64::from(self.input(in_index, vc).bytes)
                 })
                 .sum();
             waiting + capacity - free.min(capacity)
@@ -280,7 +292,7 @@ impl Network {
                 let input = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let in_index = router_ports + (input >> self.vc_bits);
-                let slot = &self.input_vcs[in_index * self.vcs + (input & vc_mask)];
+                let slot = self.input(in_index, input & vc_mask);
                 if slot.earliest_ps > now {
                     next_ready = next_ready.min(slot.earliest_ps);
                     continue;
@@ -370,9 +382,11 @@ impl Network {
             (grant.input & ((1 << self.vc_bits) - 1)) as u8,
         );
         let in_index = self.port_index(router, in_port);
-        let input = in_index * self.vcs + usize::from(in_vc);
-        let id = self.input_vcs[input].queue.pop(&self.packets);
-        let bytes = self.input_vcs[input].bytes;
+        let block = self.input_blocks[in_index];
+        let slot = self.inputs.vc_mut(block, usize::from(in_vc));
+        let id = slot.queue.pop(&self.packets);
+        let bytes = slot.bytes;
+        let more = !slot.queue.is_empty();
         self.requests[out_index * self.request_words + grant.input / 64] &=
             !(1 << (grant.input % 64));
 
@@ -452,8 +466,10 @@ impl Network {
             Peer::Unconnected => unreachable!("routing never selects an unconnected port"),
         }
 
-        if !self.input_vcs[input].queue.is_empty() {
+        if more {
             self.route_head(now, router, in_port, in_vc, false);
+        } else if self.inputs.give_back_if_empty(block) {
+            self.input_blocks[in_index] = NO_BLOCK;
         }
         if self.has_requests(out_index) {
             self.ensure_wake(now, router, port, tail_out, sched);

@@ -84,10 +84,6 @@ pub(super) struct EndpointCounters {
     pub injected_busy_ps: u64,
     pub received_packets: u64,
     pub received_bytes: u64,
-    /// Latency of measured packets sent by this endpoint (filled from [`SourceLatency`] at
-    /// the end).
-    pub latency_sum_ps: u64,
-    pub latency_count: u64,
 }
 
 /// Latency of the measured packets one endpoint sent. Recorded where they arrive, which may be
@@ -141,6 +137,75 @@ pub(super) struct InputVc {
     pub out_port: u16,
 }
 
+/// Block of a port that holds no packet.
+pub(super) const NO_BLOCK: u32 = u32::MAX;
+
+/// The input VCs of the router ports that hold packets: a block of one entry per VC for each
+/// such port, taken when its first packet arrives and given back when its last one leaves. An
+/// empty VC has no state worth keeping, so a network under light load keeps a few blocks instead
+/// of a buffer for every VC of every port. Each worker has its own pool; a port's block is in
+/// the pool of the worker that owns the port.
+#[derive(Debug, Default)]
+pub(super) struct InputPool {
+    vcs: usize,
+    slots: Vec<InputVc>,
+    free: Vec<u32>,
+}
+
+impl InputPool {
+    pub fn new(vcs: usize) -> Self {
+        InputPool {
+            vcs,
+            slots: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// A block of empty VCs.
+    #[inline]
+    pub fn take(&mut self) -> u32 {
+        match self.free.pop() {
+            Some(block) => block,
+            None => {
+                let block = (self.slots.len() / self.vcs) as u32;
+                let capacity = self.slots.capacity();
+                self.slots
+                    .extend(std::iter::repeat_n(InputVc::default(), self.vcs));
+                if self.slots.capacity() != capacity {
+                    crate::engine::advise_huge_pages(&self.slots);
+                }
+                block
+            }
+        }
+    }
+
+    /// Gives `block` back if all its VCs are empty; returns whether it did.
+    #[inline]
+    pub fn give_back_if_empty(&mut self, block: u32) -> bool {
+        let empty = self.vcs(block).iter().all(|v| v.queue.is_empty());
+        if empty {
+            self.free.push(block);
+        }
+        empty
+    }
+
+    #[inline]
+    pub fn vcs(&self, block: u32) -> &[InputVc] {
+        let at = block as usize * self.vcs;
+        &self.slots[at..at + self.vcs]
+    }
+
+    #[inline]
+    pub fn vc(&self, block: u32, vc: usize) -> &InputVc {
+        &self.slots[block as usize * self.vcs + vc]
+    }
+
+    #[inline]
+    pub fn vc_mut(&mut self, block: u32, vc: usize) -> &mut InputVc {
+        &mut self.slots[block as usize * self.vcs + vc]
+    }
+}
+
 /// A message waiting at its source NIC.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct OutMessage {
@@ -151,6 +216,47 @@ pub(super) struct OutMessage {
     pub dst: u32,
     /// The workload's name for it ([`NO_TOKEN`]: none).
     pub token: u32,
+}
+
+/// Messages waiting at a NIC, oldest first: the oldest inline (a synthetic source never holds
+/// more), the others in a deque allocated only when a second one waits. Saves an endpoint the
+/// deque's smallest allocation (four messages and the allocator's header).
+#[derive(Debug, Clone, Default)]
+pub(super) struct MessageQueue {
+    head: Option<OutMessage>,
+    rest: VecDeque<OutMessage>,
+}
+
+impl MessageQueue {
+    #[inline]
+    pub fn front(&self) -> Option<&OutMessage> {
+        self.head.as_ref()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head.is_none()
+    }
+
+    #[inline]
+    pub fn push_back(&mut self, message: OutMessage) {
+        if self.head.is_none() {
+            self.head = Some(message);
+        } else {
+            self.rest.push_back(message);
+        }
+    }
+
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<OutMessage> {
+        let head = self.head.take();
+        self.head = self.rest.pop_front();
+        head
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &OutMessage> {
+        self.head.iter().chain(&self.rest)
+    }
 }
 
 /// `token` of a message the workload does not follow.
@@ -174,7 +280,7 @@ pub(super) struct NicLimits {
 pub(super) struct Nic {
     /// Messages waiting to be injected (a synthetic source holds at most one: it is drawn
     /// lazily); the head one may be partly cut into packets.
-    pub queue: VecDeque<OutMessage>,
+    pub queue: MessageQueue,
     /// Payload bytes of the head message already sent as packets.
     pub cut_bytes: u64,
     /// Multi-packet messages started: the last one's number names its packets for

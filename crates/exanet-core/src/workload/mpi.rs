@@ -73,6 +73,8 @@ pub struct Envelope {
     seq: u32,
     send_request: u32,
     recv_request: u32,
+    /// Packets of the message's current leg that have arrived (back to 0 when all have).
+    packets_arrived: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -374,6 +376,18 @@ impl Mpi {
         }
     }
 
+    /// A packet of message `token`, one of `packets`, arrived at its destination: whether it
+    /// was the last.
+    pub fn packet_arrived(&mut self, token: u32, packets: u32) -> bool {
+        let env = self.env_mut(token);
+        env.packets_arrived += 1;
+        let done = env.packets_arrived == packets;
+        if done {
+            env.packets_arrived = 0;
+        }
+        done
+    }
+
     /// Message `token` has fully arrived at its destination.
     pub fn arrived(&mut self, now: Time, token: u32, out: &mut Vec<Action>) {
         let env = *self.env(token);
@@ -529,6 +543,7 @@ impl Mpi {
             seq: this_seq,
             send_request: request,
             recv_request: u32::MAX,
+            packets_arrived: 0,
         });
         out.push(self.message(ready, g, dst, if eager { bytes } else { 0 }, token));
         request
