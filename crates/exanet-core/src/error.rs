@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 /// A configuration that cannot be simulated: names the user-facing key, the value, and what
 /// would be valid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -23,7 +25,7 @@ impl ConfigError {
 }
 
 /// One channel (a link and one of its virtual channels) named in a deadlock report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StuckChannel {
     /// "router 7 (7,0) x+ -> router 0 (0,0) vc 0"
     pub name: String,
@@ -68,7 +70,7 @@ impl fmt::Display for DeadlockReport {
 }
 
 /// A rank of a message-passing job that could not go on.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StalledRank {
     pub job: String,
     pub rank: u32,

@@ -111,7 +111,18 @@ pub fn simulate(
     interval_s: f64,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunOutput, SimError> {
-    let mut output = network::Network::new(config)?.run(interval_s, progress)?;
+    simulate_on(config, None, interval_s, progress)
+}
+
+/// [`simulate`] on the processes of `transport` (every process calls it with the same config;
+/// each gets the whole run's results), or in this process alone (None).
+pub fn simulate_on(
+    config: &Config,
+    transport: Option<&dyn parallel::Transport>,
+    interval_s: f64,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<RunOutput, SimError> {
+    let mut output = network::Network::new(config)?.run(transport, interval_s, progress)?;
     if let config::TrafficConfig::Jobs(jobs) = &config.traffic {
         let topology = topology::build(&config.topology)?;
         let ideal = workload::jobs::build(jobs, topology.as_ref(), config.seed)?.run_ideal();
@@ -134,7 +145,7 @@ pub fn simulate(
                         ..jobs.clone()
                     });
                     network::Network::new(&single)?
-                        .run(interval_s, progress)?
+                        .run(transport, interval_s, progress)?
                         .jobs[0]
                         .completion_ps()
                 };

@@ -1,17 +1,21 @@
 //! The parallel engine gives exactly the sequential answer: the same summary and the same
-//! tables for 1, 2, 3, 4 and 8 workers (more workers than cores is fine), on tori, dragonflies
+//! tables for 1, 2, 3, 4 and 8 threads (more workers than cores is fine) and on 2 and 4
+//! processes (threads standing in for MPI ranks, through the same encoded exchanges), on tori,
+//! dragonflies
 //! and fat trees, with oblivious and adaptive routing, windowed, fixed-duration and burst runs,
 //! the injection throttle, recorded traffic matrices and message-passing jobs.
 
 mod common;
 
 use common::{run, run_ok, with};
+use exanet_core::parallel::{Loopback, Transport};
 use exanet_core::stats::{Summary, Table, Value as Stat};
-use exanet_core::RunOutput;
+use exanet_core::{simulate_on, Config, RunOutput, SimError};
 use serde_json::{json, Value};
 
 /// Summary keys that describe the engine (time, workers, windows), not the simulated network.
-const ENGINE_KEYS: [&str; 9] = [
+const ENGINE_KEYS: [&str; 10] = [
+    "processes",
     "wall_s",
     "events_per_s",
     "packet_hops_per_s",
@@ -46,14 +50,46 @@ fn on_threads(changes: &[(&str, Value)], threads: u32) -> RunOutput {
     run_ok(&with(&changes))
 }
 
-/// Runs `changes` on 1, 2, 3, 4 and 8 workers and checks every answer is the first.
+/// Runs `config` on `processes` processes, stood in for by threads: every process's answer.
+fn on_processes(config: &Config, processes: usize) -> Vec<Result<RunOutput, SimError>> {
+    let world = Loopback::world(processes);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = world
+            .iter()
+            .map(|t| {
+                s.spawn(move || simulate_on(config, Some(t as &dyn Transport), 1.0, &mut |_| true))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
+/// Runs `changes` on 1, 2, 3, 4 and 8 threads and on 2 and 4 processes, and checks every
+/// answer (every process's) is the first.
 fn same_on_any_number_of_threads(changes: &[(&str, Value)]) -> Everything {
     let sequential = on_threads(changes, 1);
     assert_eq!(sequential.summary.u64("threads"), 1);
     let reference = everything(sequential);
-    for threads in [2, 3, 4, 8] {
+    let threaded = [2, 3, 4, 8].map(|threads| {
         let out = on_threads(changes, threads);
         assert_eq!(out.summary.u64("threads"), u64::from(threads));
+        (format!("{threads} threads"), out)
+    });
+    let config = with(changes);
+    let distributed = [2, 4].into_iter().flat_map(|processes| {
+        on_processes(&config, processes)
+            .into_iter()
+            .enumerate()
+            .map(move |(rank, out)| {
+                let out = out.unwrap_or_else(|e| panic!("run failed: {e}"));
+                assert_eq!(out.summary.u64("processes"), processes as u64);
+                (format!("process {rank} of {processes}"), out)
+            })
+    });
+    for (threads, out) in threaded.into_iter().chain(distributed) {
         assert!(out.summary.u64("windows") > 0);
         assert!(out.summary.f64("lookahead_ns") > 0.0);
         let (summary, tables) = everything(out);
@@ -247,6 +283,21 @@ fn a_stalled_job_is_reported_alike_on_any_number_of_threads() {
         assert_eq!(other.time_ps, one.time_ps);
         assert_eq!(other.to_string(), one.to_string());
     }
+    let config = with(&[
+        (
+            "traffic",
+            json!({"kind": "jobs", "eager_limit_bytes": 8192, "send_overhead_ps": 0,
+                   "recv_overhead_ps": 0, "jobs": [{"name": "broken", "app": "program",
+                   "ranks": ranks, "ops": ops, "placement": {"kind": "random_endpoints"}}]}),
+        ),
+        ("router.vc_buffer_bytes", json!(8192)),
+    ]);
+    for out in on_processes(&config, 2) {
+        match out {
+            Err(SimError::Stalled(other)) => assert_eq!(other.to_string(), one.to_string()),
+            other => panic!("expected a stall, got {:?}", other.map(|o| o.summary)),
+        }
+    }
 }
 
 #[test]
@@ -271,6 +322,23 @@ fn a_deadlock_is_found_at_the_same_instant_on_any_number_of_threads() {
         assert_eq!(other.time_ps, one.time_ps);
         assert_eq!(other.packets_in_network, one.packets_in_network);
         assert_eq!(other.stuck_channels, one.stuck_channels);
+    }
+    let config = with(&[
+        ("routing", json!({"kind": "dor", "allow_unsafe": true})),
+        ("router.vcs", json!(1)),
+        ("traffic.pattern", json!("tornado")),
+        ("traffic.load", json!(1.0)),
+    ]);
+    for out in on_processes(&config, 3) {
+        match out {
+            Err(SimError::Deadlock(other)) => {
+                assert_eq!(other.time_ps, one.time_ps);
+                assert_eq!(other.packets_in_network, one.packets_in_network);
+                assert_eq!(other.stuck_channels, one.stuck_channels);
+                assert_eq!(other.cycle, one.cycle);
+            }
+            other => panic!("expected a deadlock, got {:?}", other.map(|o| o.summary)),
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 use std::collections::HashMap;
 
 use super::model::Network;
+use serde::{Deserialize, Serialize};
+
 use super::state::{NIC_CLASS, NO_BLOCK};
 use crate::engine::Time;
 use crate::error::{DeadlockReport, StuckChannel};
@@ -18,10 +20,19 @@ type Node = usize;
 /// The worker that holds a router's packets and input buffers (the network itself, on one).
 pub(super) type OwnerOf<'a> = dyn Fn(u32) -> &'a Network + 'a;
 
+/// An input VC whose head packet cannot advance: the VCs it waits for, and the channel that
+/// feeds it (None for an injection channel).
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct StuckNode {
+    pub node: Node,
+    waits_for: Vec<Node>,
+    channel: Option<StuckChannel>,
+}
+
 impl Network {
-    /// The input VCs whose head packet cannot advance for lack of credits downstream, each with
-    /// the downstream input VCs it waits for.
-    fn waits<'a>(&self, owner_of: &OwnerOf<'a>) -> Vec<(Node, Vec<Node>)> {
+    /// The input VCs (of the ports that hold packets here) whose head packet cannot advance
+    /// for lack of credits downstream, in input-VC order.
+    pub(super) fn stuck_nodes<'a>(&self, owner_of: &OwnerOf<'a>) -> Vec<StuckNode> {
         let mut waits = Vec::new();
         let held = self
             .input_blocks
@@ -49,12 +60,13 @@ impl Network {
                     continue;
                 }
                 let down_base = (down as usize * self.ports + usize::from(down_port)) * self.vcs;
-                waits.push((
+                waits.push(StuckNode {
                     node,
-                    vcs_in(u32::from(input.vc_mask))
+                    waits_for: vcs_in(u32::from(input.vc_mask))
                         .map(|v| down_base + v as usize)
                         .collect(),
-                ));
+                    channel: self.channel(node, owner_of),
+                });
             }
         }
         waits
@@ -102,21 +114,24 @@ impl Network {
         })
     }
 
-    /// The report of a deadlock found at `time_ps`.
-    pub(super) fn deadlock_report<'a>(
-        &self,
-        time_ps: Time,
-        owner_of: &OwnerOf<'a>,
-    ) -> DeadlockReport {
-        let waits = self.waits(owner_of);
-        let stuck_channels = waits
+    /// The report of a deadlock found at `time_ps`, from its stuck input VCs in input-VC order.
+    pub(super) fn deadlock_report(&self, time_ps: Time, nodes: Vec<StuckNode>) -> DeadlockReport {
+        let stuck_channels = nodes
             .iter()
-            .filter_map(|(node, _)| self.channel(*node, owner_of))
+            .filter_map(|n| n.channel.clone())
             .take(MAX_LISTED)
+            .collect();
+        let waits: Vec<(Node, Vec<Node>)> = nodes
+            .iter()
+            .map(|n| (n.node, n.waits_for.clone()))
+            .collect();
+        let channels: HashMap<Node, &StuckChannel> = nodes
+            .iter()
+            .filter_map(|n| n.channel.as_ref().map(|c| (n.node, c)))
             .collect();
         let cycle = find_cycle(&waits)
             .into_iter()
-            .filter_map(|node| self.channel(node, owner_of))
+            .filter_map(|node| channels.get(&node).map(|&c| c.clone()))
             .collect();
         DeadlockReport {
             time_ps,

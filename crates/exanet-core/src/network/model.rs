@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::packet::PacketArena;
 use super::parallel::Remote;
 use super::record::Recorder;
@@ -23,7 +25,7 @@ use crate::topology::{self, Peer, Topology};
 use crate::workload::{jobs, Action, Generation, Mpi, Synthetic};
 
 /// What travels between entities (and what an entity schedules for itself).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub enum NetEvent {
     /// To a router: a packet's head has arrived on (port, vc) and its route is computed
     /// (the event time includes the router latency).

@@ -330,10 +330,14 @@ impl Network {
 
     /// At the end of a run, counts the messages that were due before `end` but never drawn
     /// (a backlogged source): they were generated, and wait at their source. Returns, per
-    /// endpoint, the packets waiting at the source.
+    /// endpoint, the packets waiting at the source (0 at the endpoints of other workers).
     pub(super) fn account_backlog(&mut self, end: Time) -> Vec<u64> {
         let mut waiting = Vec::with_capacity(self.nics.len());
         for e in 0..self.topology.num_endpoints() {
+            if !self.owns_nic(e) {
+                waiting.push(0);
+                continue;
+            }
             let ei = e as usize;
             let nic = &self.nics[ei];
             let mut backlog: u64 = nic

@@ -1,6 +1,8 @@
 //! Packets live in an arena and are queued through an intrusive `next` index, so queues cost
 //! 8 bytes each and moving a packet never allocates.
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::Time;
 use crate::routing::RouteState;
 
@@ -10,7 +12,7 @@ pub const NO_PACKET: PacketId = u32::MAX;
 pub const NO_MESSAGE: u32 = u32::MAX;
 
 /// One cache line per packet: the arena is accessed at random.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 #[repr(align(64))]
 pub struct Packet {
     /// When the workload created the message this packet belongs to.

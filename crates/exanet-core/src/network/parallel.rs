@@ -7,16 +7,19 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, PacketArena};
-use super::state::{InputPool, Stats};
+use super::record::Recorder;
+use super::state::{EndpointCounters, InputPool, LinkCounters, Stats};
 use crate::engine::{EntityId, Scheduler, Time};
 use crate::parallel::Partition;
 use crate::routing::Candidates;
-use crate::workload::mpi::Envelope;
+use crate::workload::mpi::{Envelope, JobCounters};
 
 /// An event for another worker's entity.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub(super) struct Crossing {
     pub time: Time,
     pub source: EntityId,
@@ -26,7 +29,7 @@ pub(super) struct Crossing {
 }
 
 /// What one worker sends another in one window.
-#[derive(Default)]
+#[derive(Default, Serialize, Deserialize)]
 pub struct Outbox {
     pub(super) events: Vec<Crossing>,
     pub(super) packets: Vec<Packet>,
@@ -35,6 +38,27 @@ pub struct Outbox {
     pub(super) envelopes: Vec<(u32, Envelope)>,
     /// Tokens the other worker numbered and this one is done with.
     pub(super) released: Vec<u32>,
+}
+
+/// What one process of a run across processes counted, for the others: its part of every
+/// sum, and the entries of the entities it owns.
+#[derive(Serialize, Deserialize)]
+pub(super) struct RankShare {
+    /// Seconds it spent in collective operations.
+    pub waited_s: f64,
+    stats: Stats,
+    recorder: Option<Box<Recorder>>,
+    peak_packets: u64,
+    nics_owing_window: u64,
+    jobs: Vec<JobCounters>,
+    /// (endpoint, its counters, packets waiting at its source) of its endpoints.
+    endpoints: Vec<(u32, EndpointCounters, u64)>,
+    /// (source endpoint, latency sum, count) of the measured packets it delivered.
+    source_latency: Vec<(u32, u64, u64)>,
+    /// (router port, counters) of its ports that carried packets in the window.
+    links: Vec<(u32, LinkCounters)>,
+    /// Its jobs' ranks that did not finish (see `Mpi::stuck`).
+    stuck_ranks: Vec<(u32, u32, u32, u32, String)>,
 }
 
 /// A worker's view of the partition and its outboxes.
@@ -83,6 +107,14 @@ impl Network {
             }
         }
         sched.schedule(time, source, target, event);
+    }
+
+    /// Whether this worker owns router `r` (always, in a sequential run).
+    #[inline]
+    pub(super) fn owns_router(&self, r: u32) -> bool {
+        self.remote
+            .as_ref()
+            .is_none_or(|remote| remote.part_of[r as usize] == remote.me)
     }
 
     /// Whether this worker owns endpoint `e`'s NIC (always, in a sequential run).
@@ -235,6 +267,94 @@ impl Network {
             .collect()
     }
 
+    /// What this worker (the one of this process) counted, for the other processes;
+    /// `source_queue` holds the packets waiting at each of its sources.
+    pub(super) fn share(&self, source_queue: Vec<u64>, waited_s: f64) -> RankShare {
+        let endpoints = self.topology.num_endpoints();
+        let owned_ports = (0..self.routers)
+            .filter(|&r| self.owns_router(r))
+            .flat_map(|r| {
+                let base = r as usize * self.ports;
+                base..base + self.ports
+            });
+        RankShare {
+            waited_s,
+            stats: self.stats.clone(),
+            recorder: self.recorder.clone(),
+            peak_packets: self.packets.capacity() as u64,
+            nics_owing_window: self.nics_owing_window,
+            jobs: self.mpi.as_ref().map_or_else(Vec::new, |m| m.counters()),
+            endpoints: (0..endpoints)
+                .filter(|&e| self.owns_nic(e))
+                .map(|e| {
+                    (
+                        e,
+                        self.endpoint_counters[e as usize],
+                        source_queue[e as usize],
+                    )
+                })
+                .collect(),
+            source_latency: self
+                .source_latency
+                .iter()
+                .enumerate()
+                .map(|(e, l)| (e as u32, l.get()))
+                .filter(|(_, (_, count))| *count > 0)
+                .map(|(e, (sum, count))| (e, sum, count))
+                .collect(),
+            links: owned_ports
+                .map(|i| (i as u32, self.outputs[i].counters))
+                .filter(|(_, c)| c.packets > 0)
+                .collect(),
+            stuck_ranks: self
+                .mpi
+                .as_ref()
+                .map_or_else(Vec::new, |m| m.stuck(|e| self.owns_nic(e))),
+        }
+    }
+
+    /// Adds what a process counted (see [`Network::share`]) to this network, the packets
+    /// waiting at its sources to `source_queue`; returns its ranks that did not finish.
+    pub(super) fn absorb_share(
+        &mut self,
+        share: RankShare,
+        source_queue: &mut [u64],
+    ) -> Vec<(u32, u32, u32, u32, String)> {
+        self.stats.merge(&share.stats);
+        if let (Some(mine), Some(theirs)) = (self.recorder.as_mut(), share.recorder.as_ref()) {
+            mine.merge(theirs);
+        }
+        self.peak_packets += share.peak_packets;
+        self.nics_owing_window = self.nics_owing_window.wrapping_add(share.nics_owing_window);
+        if let Some(mpi) = self.mpi.as_mut() {
+            mpi.absorb(&share.jobs);
+        }
+        for (e, counters, queued) in share.endpoints {
+            self.endpoint_counters[e as usize] = counters;
+            source_queue[e as usize] = queued;
+        }
+        for (e, sum, count) in share.source_latency {
+            self.source_latency[e as usize].add(sum, count);
+        }
+        for (i, counters) in share.links {
+            self.outputs[i as usize].counters = counters;
+        }
+        share.stuck_ranks
+    }
+
+    /// (index, bytes) of the credits of this worker's router ports, for the other processes: a
+    /// deadlock report names the credits upstream of a stuck channel, which another may hold.
+    pub(super) fn own_credits(&self) -> Vec<(u32, u32)> {
+        (0..self.routers)
+            .filter(|&r| self.owns_router(r))
+            .flat_map(|r| {
+                let at = r as usize * self.ports * self.vcs;
+                at..at + self.ports * self.vcs
+            })
+            .map(|i| (i as u32, self.credits[i]))
+            .collect()
+    }
+
     /// Adds a finished worker's statistics and records to this network's.
     pub(super) fn absorb(&mut self, worker: &Network) {
         self.stats.merge(&worker.stats);
@@ -245,7 +365,7 @@ impl Network {
             mine.merge(theirs);
         }
         if let (Some(mine), Some(theirs)) = (self.mpi.as_mut(), worker.mpi.as_ref()) {
-            mine.absorb(theirs);
+            mine.absorb(&theirs.counters());
         }
         if let (Some(mine), Some(theirs)) = (self.burst.as_mut(), worker.burst.as_ref()) {
             mine.starts_ps.clone_from(&theirs.starts_ps);

@@ -3,7 +3,7 @@
 //! time bins, and a histogram of packet sizes. Off by default: a run that records nothing pays
 //! one branch per injection.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::Time;
 use crate::error::ConfigError;
@@ -11,7 +11,7 @@ use crate::stats::{ColumnData, Table};
 use crate::topology::Topology;
 
 /// What the matrix's rows and columns are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MatrixLevel {
     #[default]
@@ -42,7 +42,7 @@ pub struct RecordConfig {
 
 /// Counters of the packets injected and delivered in the measurement window (the default
 /// records nothing, and gives empty tables).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Recorder {
     level: MatrixLevel,
     /// Matrix index of every endpoint (its own id, its router's or its group's).

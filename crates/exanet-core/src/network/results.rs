@@ -19,6 +19,8 @@ pub(super) struct EngineStats {
     pub events: u64,
     pub wall_s: f64,
     pub threads: u32,
+    /// Processes of a run across processes (MPI ranks; 1 otherwise).
+    pub processes: u32,
     pub windows: u64,
     /// Seconds the workers spent at barriers, all added up.
     pub barrier_wait_s: f64,
@@ -301,6 +303,7 @@ impl Network {
             Value::U64(self.peak_packets + self.packets.capacity() as u64),
         );
         sum.set("threads", Value::U64(u64::from(engine.threads)));
+        sum.set("processes", Value::U64(u64::from(engine.processes)));
         sum.set("windows", Value::U64(engine.windows));
         sum.set(
             "events_per_window",
@@ -308,7 +311,10 @@ impl Network {
         );
         sum.set(
             "barrier_wait_share",
-            Value::F64(engine.barrier_wait_s / (wall_s * f64::from(engine.threads)).max(1e-9)),
+            Value::F64(
+                engine.barrier_wait_s
+                    / (wall_s * f64::from(engine.threads * engine.processes)).max(1e-9),
+            ),
         );
         sum.set(
             "lookahead_ns",

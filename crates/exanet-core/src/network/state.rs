@@ -3,6 +3,8 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use serde::{Deserialize, Serialize};
+
 use super::packet::Fifo;
 use super::serialization_ps;
 use crate::engine::{EntityRng, Time};
@@ -74,7 +76,7 @@ impl PortLink {
 }
 
 /// Counters per endpoint, over the measurement window.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub(super) struct EndpointCounters {
     pub generated_packets: u64,
     pub generated_bytes: u64,
@@ -102,6 +104,17 @@ impl SourceLatency {
         self.count.fetch_add(1, Ordering::Relaxed);
     }
 
+    pub fn clear(&self) {
+        self.sum_ps.store(0, Ordering::Relaxed);
+        self.count.store(0, Ordering::Relaxed);
+    }
+
+    /// Adds latencies recorded elsewhere (another process of the run).
+    pub fn add(&self, sum_ps: u64, count: u64) {
+        self.sum_ps.fetch_add(sum_ps, Ordering::Relaxed);
+        self.count.fetch_add(count, Ordering::Relaxed);
+    }
+
     /// (sum, count).
     pub fn get(&self) -> (u64, u64) {
         (
@@ -115,7 +128,7 @@ impl SourceLatency {
 /// beside the output's round-robin pointer, so that an output port takes 40 bytes, not 48; a
 /// link cannot carry 2^32 packets in a window a packet-level run simulates (4 s at 1 G
 /// packets/s).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 #[repr(C, packed(4))]
 pub(super) struct LinkCounters {
     pub bytes: u64,
@@ -296,7 +309,7 @@ pub(super) struct Nic {
 
 /// One router output port: when its link is free, its pending wake-up, its round-robin
 /// pointer, and what it carried in the window.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub(super) struct OutputPort {
     pub free_at: Time,
     pub wake_at: Time,
@@ -322,6 +335,7 @@ pub(super) struct BurstClock {
 }
 
 /// Network-wide statistics.
+#[derive(Clone, Serialize, Deserialize)]
 pub(super) struct Stats {
     pub window_start: Time,
     pub window_end: Time,

@@ -4,7 +4,9 @@
 pub mod fabric;
 pub mod partition;
 mod shared;
+pub mod transport;
 
 pub use fabric::{Fabric, Solo, Threads};
 pub use partition::{partition, report, Partition, PartitionReport};
 pub use shared::SharedArray;
+pub use transport::{Loopback, Ranks, Transport};

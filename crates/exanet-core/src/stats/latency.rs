@@ -1,10 +1,12 @@
 use hdrhistogram::Histogram;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Latencies above this (about 18 simulated minutes) are recorded as this.
 const MAX_RECORDED_PS: u64 = 1 << 50;
 
 /// Latency distribution: exact count, sum, min and max, and percentiles from a histogram with
 /// three significant digits (relative error below 0.1%), in constant memory.
+#[derive(Clone)]
 pub struct LatencyStats {
     histogram: Histogram<u64>,
     count: u64,
@@ -23,6 +25,51 @@ impl Default for LatencyStats {
             min_ps: u64::MAX,
             max_ps: 0,
         }
+    }
+}
+
+/// A [`LatencyStats`] as it travels between processes: the histogram as (value, count) pairs of
+/// its non-empty buckets, which rebuild the same buckets.
+#[derive(Serialize, Deserialize)]
+struct LatencyParts {
+    buckets: Vec<(u64, u64)>,
+    count: u64,
+    sum_ps: u128,
+    min_ps: u64,
+    max_ps: u64,
+}
+
+impl Serialize for LatencyStats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        LatencyParts {
+            buckets: self
+                .histogram
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect(),
+            count: self.count,
+            sum_ps: self.sum_ps,
+            min_ps: self.min_ps,
+            max_ps: self.max_ps,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for LatencyStats {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let parts = LatencyParts::deserialize(deserializer)?;
+        let mut stats = LatencyStats {
+            count: parts.count,
+            sum_ps: parts.sum_ps,
+            min_ps: parts.min_ps,
+            max_ps: parts.max_ps,
+            ..LatencyStats::default()
+        };
+        for (value, count) in parts.buckets {
+            stats.histogram.saturating_record_n(value, count);
+        }
+        Ok(stats)
     }
 }
 

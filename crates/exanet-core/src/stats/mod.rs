@@ -3,13 +3,15 @@
 mod latency;
 mod table;
 
+use serde::{Deserialize, Serialize};
+
 pub use latency::LatencyStats;
 pub use table::{Column, ColumnData, Summary, Table, Value};
 
 /// Time-weighted mean of a piecewise-constant count (packets in flight) over a window, for the
 /// Little's-law check. It keeps sums of the count's changes, not the count, so that the parts
 /// of a count kept by several workers add up to the whole in any order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TimeAverage {
     window_start: u64,
     window_end: u64,

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 
 use super::collectives::{Collective, Transfer};
 use super::program::{OpKind, Program, ANY};
@@ -52,7 +53,7 @@ pub enum Action {
     Wake { at: Time, endpoint: u32 },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Kind {
     Eager,
     RequestToSend,
@@ -61,7 +62,7 @@ enum Kind {
 }
 
 /// A message in flight, named by its token.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Envelope {
     kind: Kind,
     src: u32,
@@ -137,6 +138,15 @@ struct Rank {
     collective: Option<CollectiveRun>,
     /// Collectives started per communicator (their tags).
     collectives_started: Vec<u32>,
+}
+
+/// What one worker's ranks of a job did.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct JobCounters {
+    end_ps: Time,
+    ranks_done: u32,
+    bytes_sent: u64,
+    messages_sent: u64,
 }
 
 /// One job as the engine runs it.
@@ -270,9 +280,22 @@ impl Mpi {
         }
     }
 
+    /// The jobs' counters of this worker's ranks.
+    pub fn counters(&self) -> Vec<JobCounters> {
+        self.jobs
+            .iter()
+            .map(|j| JobCounters {
+                end_ps: j.end_ps,
+                ranks_done: j.ranks_done,
+                bytes_sent: j.bytes_sent,
+                messages_sent: j.messages_sent,
+            })
+            .collect()
+    }
+
     /// Adds a finished worker's job counters to this engine's.
-    pub fn absorb(&mut self, worker: &Mpi) {
-        for (mine, theirs) in self.jobs.iter_mut().zip(&worker.jobs) {
+    pub fn absorb(&mut self, counters: &[JobCounters]) {
+        for (mine, theirs) in self.jobs.iter_mut().zip(counters) {
             mine.end_ps = mine.end_ps.max(theirs.end_ps);
             mine.ranks_done += theirs.ranks_done;
             mine.bytes_sent += theirs.bytes_sent;
@@ -745,13 +768,14 @@ impl Mpi {
         self.recvs = recvs;
     }
 
-    /// Ranks that have not finished, for a run that cannot go on: (job, rank, operation index,
-    /// what it waits for).
-    pub fn stuck(&self) -> Vec<(u32, u32, u32, String)> {
+    /// The ranks on endpoints for which `owned` holds that have not finished, for a run that
+    /// cannot go on: (global rank index, job, rank, operation index, what it waits for).
+    pub fn stuck(&self, owned: impl Fn(u32) -> bool) -> Vec<(u32, u32, u32, u32, String)> {
         self.ranks
             .iter()
-            .filter(|r| r.state != State::Done)
-            .map(|r| {
+            .enumerate()
+            .filter(|(_, r)| r.state != State::Done && owned(r.endpoint))
+            .map(|(global, r)| {
                 let job = &self.jobs[r.job as usize];
                 let index = r.pc.saturating_sub(1);
                 let receives: Vec<String> = r
@@ -791,7 +815,8 @@ impl Mpi {
                 } else {
                     receives.join(", ")
                 };
-                (r.job, r.rank, index, format!("{what}, waiting for {waits}"))
+                let what = format!("{what}, waiting for {waits}");
+                (global as u32, r.job, r.rank, index, what)
             })
             .collect()
     }
