@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from exanet import _core
+from exanet import _core, distributed
 from exanet.config import Config, load
 from exanet.errors import ConfigError, DeadlockError, ProgramStalledError
 from exanet.program import Program
@@ -58,6 +58,8 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
 
     `progress`: True shows a progress display on stderr, False never; None (default) shows it
     when stderr is a terminal and the run lasts more than a couple of seconds.
+    Started by an MPI launcher, every process runs one worker of the simulation (see
+    `exanet.distributed`) and gets the whole result; only the first shows progress.
     Raises ConfigError for an invalid config, DeadlockError when the network deadlocks and
     ProgramStalledError when a message-passing program can never finish.
     """
@@ -65,8 +67,10 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     config_json = json.dumps(config.to_core())
     with _core_errors():
         _core.validate(config_json)
-        with ProgressDisplay(progress) as callback:
-            run = _core.run(config_json, callback)
+        comm = distributed.world()
+        shown = progress if distributed.rank() == 0 else False
+        with ProgressDisplay(shown) as callback:
+            run = _core.run(config_json, callback, comm=comm)
     return Result(config, run)
 
 

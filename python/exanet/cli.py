@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 import exanet
-from exanet import api
+from exanet import api, distributed
 from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
 from exanet.display import format_number, headline_table, jobs_table
@@ -156,6 +156,8 @@ def run(
     if threads is not None:
         settings.append(f"threads={threads}")
     result = api.simulate(load(config, settings), progress=False if quiet else None)
+    if distributed.rank() != 0:
+        return  # every process of a run across processes holds the result; the first writes
     outdir = result.write(output or Path("exanet-out") / config.stem)
     if quiet:
         return

@@ -4,15 +4,18 @@
 
 use exanet_core::config::TopologyConfig;
 use exanet_core::describe::{describe_topology as describe_topology_core, DescribeOptions, Method};
+use exanet_core::parallel::Transport;
 use exanet_core::stats::{Table, Value};
 use exanet_core::{
-    check_routing as check_routing_core, describe, job_program as job_program_core, simulate,
+    check_routing as check_routing_core, describe, job_program as job_program_core, simulate_on,
     Config, DeadlockReport, RunOutput, SimError, StallReport, StuckChannel,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+
+mod mpi;
 
 create_exception!(
     _core,
@@ -278,18 +281,23 @@ fn check_routing<'py>(
 
 /// Runs one simulation with the GIL released. `progress(dict)` is called about every
 /// `progress_interval_s` seconds; if it raises, the run stops and the exception propagates.
+/// With `comm` (an mpi4py communicator of several processes), every process calls this with
+/// the same config and runs one worker of the simulation; each gets the whole result.
 #[pyfunction]
-#[pyo3(signature = (config_json, progress=None, progress_interval_s=0.5))]
+#[pyo3(signature = (config_json, progress=None, progress_interval_s=0.5, comm=None))]
 fn run(
     py: Python<'_>,
     config_json: &str,
     progress: Option<Py<PyAny>>,
     progress_interval_s: f64,
+    comm: Option<Py<PyAny>>,
 ) -> PyResult<RunResult> {
     let config = parse(config_json)?;
+    let comm = comm.map(|c| mpi::Comm::new(py, c)).transpose()?;
+    let transport = comm.as_ref().map(|c| c as &dyn Transport);
     let mut callback_error: Option<PyErr> = None;
     let outcome = py.detach(|| {
-        simulate(&config, progress_interval_s, &mut |p| {
+        simulate_on(&config, transport, progress_interval_s, &mut |p| {
             // Signals (Ctrl-C) are checked here too, so a run without a callback stays killable.
             Python::attach(|py| {
                 let result = py.check_signals().and_then(|()| match &progress {

@@ -1,0 +1,131 @@
+"""Runs across processes: `mpiexec -n N exanet run CONFIG` (MPICH from PyPI, installed by the
+test extras) gives exactly the answer of one process, and a launch without mpi4py is refused
+with a message that says what to install."""
+
+import json
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from exanet import distributed
+from exanet.errors import ExanetError
+
+MPIEXEC = str(Path(sysconfig.get_path("scripts")) / "mpiexec")
+
+ENGINE_KEYS = {
+    "wall_s",
+    "events_per_s",
+    "packet_hops_per_s",
+    "threads",
+    "processes",
+    "windows",
+    "events_per_window",
+    "barrier_wait_share",
+    "lookahead_ns",
+    "peak_packets",
+}
+
+TORUS = """
+[topology]
+kind = "torus"
+dims = [8, 8]
+[routing]
+kind = "minimal"
+selection = "adaptive"
+escape = "dor"
+[router]
+vcs = 3
+[traffic]
+pattern = "transpose"
+load = 0.6
+[run]
+warmup = "1us"
+measure = "2us"
+"""
+
+JOBS = """
+[topology]
+kind = "dragonfly"
+p = 2
+a = 4
+h = 2
+g = 9
+[routing]
+kind = "ugal_l"
+[router]
+vcs = 6
+vc_buffer = "16KiB"
+[traffic]
+kind = "jobs"
+alone = true
+send_overhead = "50ns"
+[[traffic.jobs]]
+app = "allpingpong"
+ranks = 16
+message = "24KiB"
+placement = "random_endpoints"
+[[traffic.jobs]]
+app = "allreduce"
+ranks = 32
+message = "64KiB"
+placement = "random_endpoints"
+"""
+
+
+def run_cli(tmp_path: Path, text: str, processes: int) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(text)
+    out = tmp_path / f"out{processes}"
+    command = [sys.executable, "-m", "exanet", "run", str(config), "-q", "-o", str(out)]
+    if processes > 1:
+        command = [MPIEXEC, "-n", str(processes), *command]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def network_figures(out: Path) -> dict:
+    summary = json.loads((out / "summary.json").read_text())
+    return {k: v for k, v in summary.items() if k not in ENGINE_KEYS}
+
+
+@pytest.mark.parametrize("text", [TORUS, JOBS], ids=["torus_adaptive", "dragonfly_jobs"])
+def test_mpiexec_on_two_and_four_processes_gives_the_sequential_results(tmp_path, text):
+    one = run_cli(tmp_path, text, 1)
+    for processes in (2, 4):
+        many = run_cli(tmp_path, text, processes)
+        summary = json.loads((many / "summary.json").read_text())
+        assert summary["processes"] == processes
+        assert summary["lookahead_ns"] > 0
+        assert network_figures(many) == network_figures(one)
+        for table in ("endpoints", "links"):
+            assert pd.read_parquet(many / f"{table}.parquet").equals(
+                pd.read_parquet(one / f"{table}.parquet")
+            ), table
+        if (one / "jobs.parquet").exists():
+            assert pd.read_parquet(many / "jobs.parquet").equals(
+                pd.read_parquet(one / "jobs.parquet")
+            )
+
+
+def test_a_launch_without_mpi4py_says_what_to_install(monkeypatch):
+    monkeypatch.setenv("PMI_SIZE", "4")
+    monkeypatch.setitem(sys.modules, "mpi4py", None)  # importing it now fails
+    distributed.world.cache_clear()
+    try:
+        with pytest.raises(ExanetError, match=r"4 processes.*pip install 'exanet\[mpi\]'"):
+            distributed.world()
+    finally:
+        distributed.world.cache_clear()
+
+
+def test_a_process_alone_has_no_world(monkeypatch):
+    for name in distributed.SIZE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    distributed.world.cache_clear()
+    assert distributed.world() is None
+    assert distributed.rank() == 0
