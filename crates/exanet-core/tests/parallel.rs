@@ -347,6 +347,22 @@ fn thread_counts_the_engine_cannot_use_are_refused_by_key() {
     let too_many = with(&[("topology.dims", json!([4, 4])), ("threads", json!(17))]);
     let error = run(&too_many).err().expect("more workers than routers");
     assert!(error.to_string().contains("threads"), "{error}");
+    let refused_key = |changes: &[(&str, Value)]| {
+        on_processes(&with(changes), 2)
+            .into_iter()
+            .map(|out| match out {
+                Err(SimError::Config(e)) => e.key,
+                other => panic!("expected a refusal, got {:?}", other.map(|o| o.summary)),
+            })
+            .collect::<Vec<_>>()
+    };
+    let ugal_g = [
+        ("topology", dragonfly()),
+        ("routing", json!({"kind": "ugal_g"})),
+        ("router.vcs", json!(6)),
+    ];
+    assert_eq!(refused_key(&ugal_g), ["routing.kind", "routing.kind"]);
+    assert_eq!(refused_key(&[("threads", json!(2))]), ["threads", "threads"]);
     let none = with(&[("threads", json!(0))]);
     assert!(run(&none)
         .err()

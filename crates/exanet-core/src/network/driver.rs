@@ -535,6 +535,17 @@ impl Network {
             )
             .into());
         }
+        if self.global_view {
+            return Err(ConfigError::new(
+                "routing.kind",
+                "ugal_g",
+                format!(
+                    "a routing that reads only local queues in a run across {parts} processes: \
+                     UGAL-G reads queues anywhere in the network (ugal_l runs split)"
+                ),
+            )
+            .into());
+        }
         let me = transport.rank();
         let (split, lookahead) = self.split(parts)?;
         let plan = self.plan(interval_s, lookahead);
