@@ -362,7 +362,10 @@ fn thread_counts_the_engine_cannot_use_are_refused_by_key() {
         ("router.vcs", json!(6)),
     ];
     assert_eq!(refused_key(&ugal_g), ["routing.kind", "routing.kind"]);
-    assert_eq!(refused_key(&[("threads", json!(2))]), ["threads", "threads"]);
+    assert_eq!(
+        refused_key(&[("threads", json!(2))]),
+        ["threads", "threads"]
+    );
     let none = with(&[("threads", json!(0))]);
     assert!(run(&none)
         .err()
