@@ -20,6 +20,9 @@ type Node = usize;
 /// The worker that holds a router's packets and input buffers (the network itself, on one).
 pub(super) type OwnerOf<'a> = dyn Fn(u32) -> &'a Network + 'a;
 
+/// The credits of (router port, VC) downstream of an output, wherever they are kept.
+pub(super) type CreditOf<'a> = dyn Fn(usize, usize) -> u32 + 'a;
+
 /// An input VC whose head packet cannot advance: the VCs it waits for, and the channel that
 /// feeds it (None for an injection channel).
 #[derive(Debug, Serialize, Deserialize)]
@@ -32,7 +35,11 @@ pub(super) struct StuckNode {
 impl Network {
     /// The input VCs (of the ports that hold packets here) whose head packet cannot advance
     /// for lack of credits downstream, in input-VC order.
-    pub(super) fn stuck_nodes<'a>(&self, owner_of: &OwnerOf<'a>) -> Vec<StuckNode> {
+    pub(super) fn stuck_nodes<'a>(
+        &self,
+        owner_of: &OwnerOf<'a>,
+        credit_of: &CreditOf<'_>,
+    ) -> Vec<StuckNode> {
         let mut waits = Vec::new();
         let held = self
             .input_blocks
@@ -55,8 +62,9 @@ impl Network {
                 else {
                     continue; // ejection never waits for credits
                 };
-                let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
-                if vcs_in(u32::from(input.vc_mask)).any(|v| credits[v as usize] >= input.bytes) {
+                if vcs_in(u32::from(input.vc_mask))
+                    .any(|v| credit_of(out_index, v as usize) >= input.bytes)
+                {
                     continue;
                 }
                 let down_base = (down as usize * self.ports + usize::from(down_port)) * self.vcs;
@@ -65,7 +73,7 @@ impl Network {
                     waits_for: vcs_in(u32::from(input.vc_mask))
                         .map(|v| down_base + v as usize)
                         .collect(),
-                    channel: self.channel(node, owner_of),
+                    channel: self.channel(node, owner_of, credit_of),
                 });
             }
         }
@@ -73,7 +81,12 @@ impl Network {
     }
 
     /// Describes input VC `node` as the channel that feeds it.
-    fn channel<'a>(&self, node: Node, owner_of: &OwnerOf<'a>) -> Option<StuckChannel> {
+    fn channel<'a>(
+        &self,
+        node: Node,
+        owner_of: &OwnerOf<'a>,
+        credit_of: &CreditOf<'_>,
+    ) -> Option<StuckChannel> {
         let vc = (node % self.vcs) as u8;
         let port_index = node / self.vcs;
         let router = (port_index / self.ports) as u32;
@@ -110,7 +123,7 @@ impl Network {
                     .queue
                     .len(&owner.packets)
             },
-            credits_bytes: self.credits[up_index * self.vcs + usize::from(vc)],
+            credits_bytes: credit_of(up_index, usize::from(vc)),
         })
     }
 

@@ -5,6 +5,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use rustc_hash::FxHashMap;
+
 use super::deadlock::OwnerOf;
 use super::model::{NetEvent, Network};
 use super::parallel::Outbox;
@@ -357,7 +359,9 @@ impl Network {
     /// `router`'s packets.
     fn check_stuck<'a>(&self, end: &End, owner_of: &OwnerOf<'a>) -> Result<(), SimError> {
         if self.is_stuck(end) {
-            let nodes = self.stuck_nodes(owner_of);
+            let ports = self.ports;
+            let credit_of = |i: usize, v: usize| owner_of((i / ports) as u32).credit(i, v);
+            let nodes = self.stuck_nodes(owner_of, &credit_of);
             return Err(SimError::Deadlock(Box::new(
                 self.deadlock_report(end.time, nodes),
             )));
@@ -575,13 +579,21 @@ impl Network {
             mine.ends_ps.clone_from(&theirs.ends_ps);
         }
         if self.is_stuck(&end) {
-            for theirs in fabric.share(&worker.own_credits()) {
-                for (i, credits) in theirs {
-                    self.credits[i as usize] = credits;
-                }
-            }
+            let in_use: FxHashMap<u32, u32> = fabric
+                .share(&worker.own_credits())
+                .into_iter()
+                .flatten()
+                .collect();
+            let vcs = self.vcs;
+            let credit_of = |i: usize, v: usize| {
+                let at = (i * vcs + v) as u32;
+                in_use
+                    .get(&at)
+                    .copied()
+                    .unwrap_or_else(|| worker.credit(i, v))
+            };
             let mut nodes: Vec<_> = fabric
-                .share(&self.stuck_nodes(&|_| &worker))
+                .share(&self.stuck_nodes(&|_| &worker, &credit_of))
                 .into_iter()
                 .flatten()
                 .collect();

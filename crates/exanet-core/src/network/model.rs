@@ -9,7 +9,7 @@ use super::packet::PacketArena;
 use super::parallel::Remote;
 use super::record::Recorder;
 use super::state::{
-    BurstClock, EndpointCounters, InputPool, LinkCounters, Nic, NicLimits, OutputPort, PortLink,
+    BurstClock, EndpointCounters, InputPool, Nic, NicLimits, OutputPool, OutputPort, PortLink,
     SourceLatency, Stats, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK,
 };
 use rustc_hash::FxHashMap;
@@ -238,9 +238,11 @@ pub struct Network {
     /// the port holds no packet).
     pub(super) input_blocks: SharedArray<u32>,
     pub(super) inputs: InputPool,
-    pub(super) credits: SharedArray<u32>,
     pub(super) outputs: SharedArray<OutputPort>,
-    pub(super) requests: SharedArray<u64>,
+    /// Per router port, its output block in the owning worker's `output_pool` (NO_BLOCK: the
+    /// output is idle, in its starting state).
+    pub(super) output_blocks: SharedArray<u32>,
+    pub(super) output_pool: OutputPool,
     // NIC state, indexed by endpoint [* vcs + vc].
     pub(super) nics: SharedArray<Nic>,
     /// Per-NIC throttle, burst and cap state (empty when no feature needs it).
@@ -336,18 +338,14 @@ impl Network {
         let vc_bits = vcs.next_power_of_two().trailing_zeros();
         let request_words = (ports << vc_bits).div_ceil(64);
         let mut port_class = Vec::with_capacity(routers * ports);
-        let mut credits = Vec::with_capacity(routers * ports * vcs);
         let vc_buffer = config.router.vc_buffer_bytes as u32;
         for r in 0..routers as u32 {
             for p in 0..ports as u16 {
-                let (class, credit) = match topology.peer(r, p) {
-                    Peer::Router { .. } => (topology.link_class(r, p) as u8, vc_buffer),
-                    // NICs sink packets at line rate: ejection never waits for credits.
-                    Peer::Endpoint(_) => (NIC_CLASS, u32::MAX),
-                    Peer::Unconnected => (NO_LINK, 0),
-                };
-                port_class.push(class);
-                credits.extend(std::iter::repeat_n(credit, vcs));
+                port_class.push(match topology.peer(r, p) {
+                    Peer::Router { .. } => topology.link_class(r, p) as u8,
+                    Peer::Endpoint(_) => NIC_CLASS,
+                    Peer::Unconnected => NO_LINK,
+                });
             }
         }
         let nic_limits = if config.nic.max_outstanding_packets > 0
@@ -413,18 +411,9 @@ impl Network {
             port_class: port_class.into(),
             input_blocks: huge_page_vec(NO_BLOCK, routers * ports).into(),
             inputs: InputPool::new(vcs),
-            credits: credits.into(),
-            outputs: huge_page_vec(
-                OutputPort {
-                    free_at: 0,
-                    wake_at: NEVER,
-                    counters: LinkCounters::default(),
-                    rr: 0,
-                },
-                routers * ports,
-            )
-            .into(),
-            requests: huge_page_vec(0, routers * ports * request_words).into(),
+            outputs: huge_page_vec(OutputPort::default(), routers * ports).into(),
+            output_blocks: huge_page_vec(NO_BLOCK, routers * ports).into(),
+            output_pool: OutputPool::new(vcs, request_words),
             nics: nics.into(),
             nic_limits: nic_limits.into(),
             nic_credits: huge_page_vec(vc_buffer, endpoints * vcs).into(),
@@ -503,7 +492,9 @@ impl Model for Network {
             NetEvent::Arrive { port, vc, packet } => {
                 self.packet_arrives(now, target, port, vc, packet)
             }
-            NetEvent::Credit { port, vc, bytes } => self.credit_arrives(target, port, vc, bytes),
+            NetEvent::Credit { port, vc, bytes } => {
+                self.credit_arrives(now, target, port, vc, bytes)
+            }
             NetEvent::Wake { port } => self.output_wakes(now, target, port),
             NetEvent::NicCredit { vc, bytes } => {
                 let e = (target - self.num_routers()) as usize;
@@ -539,8 +530,7 @@ impl Model for Network {
                 self.packets.prefetch(packet);
                 let router = target as usize * self.ports;
                 prefetch_line(&self.input_blocks[router + usize::from(port)]);
-                prefetch_line(&self.credits[router * self.vcs]);
-                prefetch_line(&self.requests[router * self.request_words]);
+                prefetch_line(&self.output_blocks[router]);
                 prefetch_line(&self.port_class[router]);
             }
             NetEvent::Deliver { packet } => {
@@ -550,8 +540,7 @@ impl Model for Network {
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
                 let index = target as usize * self.ports + usize::from(port);
                 prefetch_line(&self.outputs[index]);
-                prefetch_line(&self.credits[index * self.vcs]);
-                prefetch_line(&self.requests[index * self.request_words]);
+                prefetch_line(&self.output_blocks[index]);
             }
             NetEvent::NicCredit { .. }
             | NetEvent::NicWake

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, PacketArena};
 use super::record::Recorder;
-use super::state::{EndpointCounters, InputPool, LinkCounters, Stats};
+use super::state::{EndpointCounters, InputPool, LinkCounters, OutputPool, Stats, NO_BLOCK};
 use crate::engine::{EntityId, Scheduler, Time};
 use crate::parallel::Partition;
 use crate::routing::Candidates;
@@ -234,9 +234,9 @@ impl Network {
                 port_class: self.port_class.view(),
                 input_blocks: self.input_blocks.view(),
                 inputs: InputPool::new(self.vcs),
-                credits: self.credits.view(),
                 outputs: self.outputs.view(),
-                requests: self.requests.view(),
+                output_blocks: self.output_blocks.view(),
+                output_pool: OutputPool::new(self.vcs, self.request_words),
                 nics: self.nics.view(),
                 nic_limits: self.nic_limits.view(),
                 nic_credits: self.nic_credits.view(),
@@ -344,14 +344,19 @@ impl Network {
 
     /// (index, bytes) of the credits of this worker's router ports, for the other processes: a
     /// deadlock report names the credits upstream of a stuck channel, which another may hold.
+    /// Only outputs in use can be short of credits.
     pub(super) fn own_credits(&self) -> Vec<(u32, u32)> {
         (0..self.routers)
             .filter(|&r| self.owns_router(r))
             .flat_map(|r| {
-                let at = r as usize * self.ports * self.vcs;
-                at..at + self.ports * self.vcs
+                let at = r as usize * self.ports;
+                at..at + self.ports
             })
-            .map(|i| (i as u32, self.credits[i]))
+            .filter(|&i| self.output_blocks[i] != NO_BLOCK)
+            .flat_map(|i| {
+                let credits = self.output_pool.credits(self.output_blocks[i]);
+                (0..self.vcs).map(move |v| ((i * self.vcs + v) as u32, credits[v]))
+            })
             .collect()
     }
 

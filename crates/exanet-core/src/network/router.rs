@@ -3,7 +3,7 @@
 
 use super::model::{NetEvent, Network};
 use super::packet::PacketId;
-use super::state::{arbitration_draw, InputVc, NEVER, NIC_CLASS, NO_BLOCK};
+use super::state::{arbitration_draw, InputVc, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK};
 use crate::config::Arbitration;
 use crate::engine::{Scheduler, Time};
 use crate::routing::{select, set_bits, vcs_in, Candidate, Candidates, RouteQuery};
@@ -21,12 +21,64 @@ impl Network {
         router as usize * self.ports + usize::from(port)
     }
 
+    /// The credits of every VC downstream of an idle output: a buffer each, or unlimited into
+    /// a NIC (which sinks packets at line rate).
+    #[inline]
+    fn full_credit(&self, out_index: usize) -> u32 {
+        match self.port_class[out_index] {
+            NIC_CLASS => u32::MAX,
+            NO_LINK => 0,
+            _ => self.vc_buffer_bytes,
+        }
+    }
+
+    /// Credits of VC `vc` downstream of output `out_index`.
+    #[inline(always)]
+    pub(super) fn credit(&self, out_index: usize, vc: usize) -> u32 {
+        match self.output_blocks[out_index] {
+            NO_BLOCK => self.full_credit(out_index),
+            block => self.output_pool.credit(block, vc),
+        }
+    }
+
+    /// The block of output `out_index`, taken if it is idle.
+    #[inline(always)]
+    fn output_block(&mut self, out_index: usize) -> u32 {
+        match self.output_blocks[out_index] {
+            NO_BLOCK => {
+                let block = self.output_pool.take(self.full_credit(out_index));
+                self.output_blocks[out_index] = block;
+                block
+            }
+            block => block,
+        }
+    }
+
+    /// Gives output `out_index`'s block back if the output is idle at `now`: link free, every
+    /// credit back, no request, no wake-up still to come.
+    fn release_if_idle(&mut self, now: Time, out_index: usize) {
+        let block = self.output_blocks[out_index];
+        if block == NO_BLOCK {
+            return;
+        }
+        let times = self.output_pool.times(block);
+        let full = self.full_credit(out_index);
+        if times.free_at <= now
+            && (times.wake_at == NEVER || times.wake_at < now)
+            && self.output_pool.credits(block).iter().all(|&c| c == full)
+            && self.output_pool.requests(block).iter().all(|&w| w == 0)
+        {
+            self.output_pool.give_back(block);
+            self.output_blocks[out_index] = NO_BLOCK;
+        }
+    }
+
     #[inline]
     fn has_requests(&self, out_index: usize) -> bool {
-        let at = out_index * self.request_words;
-        self.requests[at..at + self.request_words]
-            .iter()
-            .any(|&w| w != 0)
+        match self.output_blocks[out_index] {
+            NO_BLOCK => false,
+            block => self.output_pool.requests(block).iter().any(|&w| w != 0),
+        }
     }
 
     /// Input VC `vc` of router port `in_index` (its port must hold packets).
@@ -56,21 +108,33 @@ impl Network {
         }
     }
 
-    pub(super) fn credit_arrives(&mut self, router: u32, port: u16, vc: u8, bytes: u32) {
+    pub(super) fn credit_arrives(&mut self, now: Time, router: u32, port: u16, vc: u8, bytes: u32) {
         let index = self.port_index(router, port);
-        self.credits[index * self.vcs + usize::from(vc)] += bytes;
+        let block = self.output_blocks[index];
+        let credit = self.output_pool.credit_mut(block, usize::from(vc));
+        *credit += bytes;
+        let back = *credit == self.vc_buffer_bytes;
         if self.has_requests(index) {
             self.mark_dirty(port);
+        } else if back {
+            self.release_if_idle(now, index);
         }
     }
 
     pub(super) fn output_wakes(&mut self, now: Time, router: u32, port: u16) {
         let index = self.port_index(router, port);
-        if self.outputs[index].wake_at == now {
-            self.outputs[index].wake_at = NEVER;
+        let block = self.output_blocks[index];
+        if block == NO_BLOCK {
+            return;
+        }
+        let times = self.output_pool.times_mut(block);
+        if times.wake_at == now {
+            times.wake_at = NEVER;
         }
         if self.has_requests(index) {
             self.mark_dirty(port);
+        } else {
+            self.release_if_idle(now, index);
         }
     }
 
@@ -110,8 +174,6 @@ impl Network {
         self.candidates.clear();
         self.routing.route(&query, &mut self.candidates);
         let base = router as usize * self.ports;
-        let vcs = self.vcs;
-        let credits = &self.credits;
         let escape_vcs = self.escape_vcs;
         let candidates = self.candidates.as_slice();
         let chosen = if escape {
@@ -127,11 +189,11 @@ impl Network {
         } else {
             // Escape VCs are a last resort, not a reason to prefer a way.
             let (buffer, threshold) = (self.vc_buffer_bytes, self.threshold_bytes);
-            candidates[select(candidates, buffer, vcs as u32, threshold, |p, v| {
+            candidates[select(candidates, buffer, self.vcs as u32, threshold, |p, v| {
                 if escape_vcs & (1 << v) != 0 {
                     0
                 } else {
-                    credits[(base + usize::from(p)) * vcs + v as usize]
+                    self.credit(base + usize::from(p), v as usize)
                 }
             })]
         };
@@ -153,7 +215,8 @@ impl Network {
         slot.bytes = bytes;
         slot.earliest_ps = earliest;
         let request = usize::from(port) << self.vc_bits | usize::from(vc);
-        self.requests[out_index * self.request_words + request / 64] |= 1 << (request % 64);
+        let block = self.output_block(out_index);
+        self.output_pool.requests_mut(block)[request / 64] |= 1 << (request % 64);
         self.mark_dirty(chosen.port);
     }
 
@@ -165,13 +228,15 @@ impl Network {
         let capacity = u64::from(self.vc_buffer_bytes) * self.vcs as u64;
         let queued = |r: u32, port: u16| {
             let out_index = self.port_index(r, port);
-            let at = out_index * self.vcs;
-            let free: u64 = self.credits[at..at + self.vcs]
-                .iter()
-                .map(|&c| u64::from(c))
+            let free: u64 = (0..self.vcs)
+                .map(|v| u64::from(self.credit(out_index, v)))
                 .sum();
-            let words = &self.requests
-                [out_index * self.request_words..(out_index + 1) * self.request_words];
+            let block = self.output_blocks[out_index];
+            let words: &[u64] = if block == NO_BLOCK {
+                &[]
+            } else {
+                self.output_pool.requests(block)
+            };
             let waiting: u64 = words
                 .iter()
                 .enumerate()
@@ -239,10 +304,11 @@ impl Network {
         sched: &mut Scheduler<NetEvent>,
     ) {
         let index = self.port_index(router, port);
-        let output = &mut self.outputs[index];
-        let pending = output.wake_at;
+        let block = self.output_block(index);
+        let times = self.output_pool.times_mut(block);
+        let pending = times.wake_at;
         if pending == NEVER || pending < now || at < pending {
-            output.wake_at = at;
+            times.wake_at = at;
             sched.schedule(at, router, router, NetEvent::Wake { port });
         }
     }
@@ -255,7 +321,8 @@ impl Network {
         if !self.has_requests(out_index) {
             return;
         }
-        let free_at = self.outputs[out_index].free_at;
+        let block = self.output_blocks[out_index];
+        let free_at = self.output_pool.times(block).free_at;
         if free_at > now {
             self.ensure_wake(now, router, port, free_at, sched);
             return;
@@ -273,16 +340,16 @@ impl Network {
         let first_eligible_wins = !oldest_first && !ipr;
         let router_ports = router as usize * self.ports;
         let vc_mask = (1 << self.vc_bits) - 1;
-        let credits = &self.credits[out_index * self.vcs..(out_index + 1) * self.vcs];
+        let credits = self.output_pool.credits(block);
+        let requests = self.output_pool.requests(block);
         let mut best: Option<(Grant, (bool, Time))> = None;
         let mut next_ready = NEVER;
         let words = self.request_words;
-        let words_at = out_index * words;
         'scan: for step in 0..=words {
             // (start / 64 + step) mod words, without a division
             let w = start / 64 + step;
             let w = if w >= words { w - words } else { w };
-            let mut bits = self.requests[words_at + w];
+            let mut bits = requests[w];
             if step == 0 {
                 bits &= !0u64 << (start % 64);
             } else if step == words {
@@ -358,7 +425,7 @@ impl Network {
         }
         // Packets blocked on adaptive VCs resort to the escape sub-network (Duato).
         while let Some(input) = self.blocked.pop() {
-            self.requests[out_index * self.request_words + input / 64] &= !(1 << (input % 64));
+            self.output_pool.requests_mut(block)[input / 64] &= !(1 << (input % 64));
             let (in_port, in_vc) = (
                 (input >> self.vc_bits) as u16,
                 (input & ((1 << self.vc_bits) - 1)) as u8,
@@ -387,13 +454,14 @@ impl Network {
         let id = slot.queue.pop(&self.packets);
         let bytes = slot.bytes;
         let more = !slot.queue.is_empty();
-        self.requests[out_index * self.request_words + grant.input / 64] &=
-            !(1 << (grant.input % 64));
+        let out_block = self.output_blocks[out_index];
+        self.output_pool.requests_mut(out_block)[grant.input / 64] &= !(1 << (grant.input % 64));
 
         let out_link = self.port_link(out_index);
         let ser = out_link.serialization_ps(bytes);
         let tail_out = now + ser;
         let in_window = self.in_window(now);
+        self.output_pool.times_mut(out_block).free_at = tail_out;
         let output = &mut self.outputs[out_index];
         let next = grant.input + 1;
         output.rr = if next == self.ports << self.vc_bits {
@@ -401,7 +469,6 @@ impl Network {
         } else {
             next as u32
         };
-        output.free_at = tail_out;
         if in_window {
             output.counters.bytes += u64::from(bytes);
             output.counters.packets += 1;
@@ -441,7 +508,9 @@ impl Network {
                 router: down,
                 port: down_port,
             } => {
-                self.credits[out_index * self.vcs + usize::from(grant.vc)] -= bytes;
+                *self
+                    .output_pool
+                    .credit_mut(out_block, usize::from(grant.vc)) -= bytes;
                 let packet = &mut self.packets[id];
                 packet.tail_ps = tail_out + out_link.latency_ps;
                 packet.hops += 1;

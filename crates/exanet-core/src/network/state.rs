@@ -307,18 +307,124 @@ pub(super) struct Nic {
     pub rng: EntityRng,
 }
 
-/// One router output port: when its link is free, its pending wake-up, its round-robin
-/// pointer, and what it carried in the window.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+/// What a router output port keeps for the whole run: what it carried in the window and its
+/// round-robin pointer (the rest of its state is in an [`OutputPool`] while it is in use).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub(super) struct OutputPort {
-    pub free_at: Time,
-    pub wake_at: Time,
     pub counters: LinkCounters,
     /// Request bit the next round-robin search starts from.
     pub rr: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<OutputPort>() == 40);
+const _: () = assert!(std::mem::size_of::<OutputPort>() == 24);
+
+/// A busy output: when its link is free, and its pending wake-up.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OutputTimes {
+    pub free_at: Time,
+    pub wake_at: Time,
+}
+
+/// The router outputs in use: for each, a block with when its link is free and its pending
+/// wake-up, the credits of the VCs downstream and the requests of the inputs that want it. An
+/// output whose link is free, whose credits are all back, with no request and no wake-up
+/// pending holds no block: its state is then the one it started with. Like the input pool, it
+/// keeps a few blocks under light load instead of this state for every port; each worker has
+/// its own.
+#[derive(Debug, Default)]
+pub(super) struct OutputPool {
+    vcs: usize,
+    words: usize,
+    times: Vec<OutputTimes>,
+    credits: Vec<u32>,
+    requests: Vec<u64>,
+    free: Vec<u32>,
+}
+
+impl OutputPool {
+    pub fn new(vcs: usize, words: usize) -> Self {
+        OutputPool {
+            vcs,
+            words,
+            ..OutputPool::default()
+        }
+    }
+
+    /// A block in the starting state: link free, no wake-up, `full` credits on every VC, no
+    /// request.
+    #[inline]
+    pub fn take(&mut self, full: u32) -> u32 {
+        let start = OutputTimes {
+            free_at: 0,
+            wake_at: NEVER,
+        };
+        match self.free.pop() {
+            Some(block) => {
+                // A block comes back only without requests, its credits full for an output of
+                // its kind (ejection or not).
+                self.times[block as usize] = start;
+                self.credits_mut(block).fill(full);
+                block
+            }
+            None => {
+                self.times.push(start);
+                self.credits.extend(std::iter::repeat_n(full, self.vcs));
+                self.requests.extend(std::iter::repeat_n(0, self.words));
+                (self.times.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline]
+    pub fn give_back(&mut self, block: u32) {
+        self.free.push(block);
+    }
+
+    #[inline(always)]
+    pub fn times(&self, block: u32) -> &OutputTimes {
+        &self.times[block as usize]
+    }
+
+    #[inline(always)]
+    pub fn times_mut(&mut self, block: u32) -> &mut OutputTimes {
+        &mut self.times[block as usize]
+    }
+
+    /// The credits of VC `vc` downstream.
+    #[inline(always)]
+    pub fn credit(&self, block: u32, vc: usize) -> u32 {
+        self.credits[block as usize * self.vcs + vc]
+    }
+
+    #[inline(always)]
+    pub fn credit_mut(&mut self, block: u32, vc: usize) -> &mut u32 {
+        &mut self.credits[block as usize * self.vcs + vc]
+    }
+
+    #[inline]
+    pub fn credits(&self, block: u32) -> &[u32] {
+        let at = block as usize * self.vcs;
+        &self.credits[at..at + self.vcs]
+    }
+
+    #[inline]
+    fn credits_mut(&mut self, block: u32) -> &mut [u32] {
+        let at = block as usize * self.vcs;
+        &mut self.credits[at..at + self.vcs]
+    }
+
+    #[inline(always)]
+    pub fn requests(&self, block: u32) -> &[u64] {
+        let at = block as usize * self.words;
+        &self.requests[at..at + self.words]
+    }
+
+    #[inline(always)]
+    pub fn requests_mut(&mut self, block: u32) -> &mut [u64] {
+        let at = block as usize * self.words;
+        &mut self.requests[at..at + self.words]
+    }
+}
 
 /// Burst-synchronized sources: the budget per burst, how long the news that a burst ended
 /// takes to start the next, and when each burst started and ended.
@@ -408,5 +514,43 @@ impl Stats {
         self.in_flight.merge(&other.in_flight);
         self.packet_hops += other.packet_hops;
         self.progress_until = self.progress_until.max(other.progress_until);
+    }
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::*;
+
+    #[test]
+    fn an_output_block_is_reused_in_its_starting_state_for_an_output_of_any_kind() {
+        let mut pool = OutputPool::new(2, 1);
+        let a = pool.take(2048);
+        *pool.credit_mut(a, 1) -= 300;
+        pool.times_mut(a).free_at = 7;
+        pool.requests_mut(a)[0] = 0;
+        let b = pool.take(2048);
+        assert_ne!(a, b);
+        pool.give_back(a);
+        // An ejection output takes it next: unlimited credits, link free, no wake-up.
+        let c = pool.take(u32::MAX);
+        assert_eq!(c, a);
+        assert_eq!(pool.credits(c), [u32::MAX, u32::MAX]);
+        assert_eq!((pool.times(c).free_at, pool.times(c).wake_at), (0, NEVER));
+        assert_eq!(pool.requests(c), [0]);
+        assert_eq!(pool.credit(b, 1), 2048);
+    }
+
+    #[test]
+    fn an_input_block_goes_back_only_when_every_vc_is_empty() {
+        let mut arena = crate::network::packet::PacketArena::default();
+        // SAFETY: a packet is integers and a bool, all valid as zero.
+        let id = arena.alloc(unsafe { std::mem::zeroed() });
+        let mut pool = InputPool::new(2);
+        let block = pool.take();
+        pool.vc_mut(block, 1).queue.push(id, &mut arena);
+        assert!(!pool.give_back_if_empty(block));
+        pool.vc_mut(block, 1).queue.pop(&arena);
+        assert!(pool.give_back_if_empty(block));
+        assert_eq!(pool.take(), block);
     }
 }
