@@ -125,7 +125,7 @@ impl SourceLatency {
 }
 
 /// Counters per router output link, over the measurement window. Packed to 4-byte alignment
-/// beside the output's round-robin pointer, so that an output port takes 40 bytes, not 48; a
+/// beside the output's round-robin pointer, so that an output port takes 24 bytes, not 32; a
 /// link cannot carry 2^32 packets in a window a packet-level run simulates (4 s at 1 G
 /// packets/s).
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
