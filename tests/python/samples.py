@@ -93,3 +93,21 @@ class SampleRun:
     def table(self, name):
         self.tables_built.append(name)
         return {"endpoints": ENDPOINTS, "links": LINKS}[name]
+
+
+#: Summary keys that describe the engine (time, workers, windows), not the simulated network:
+#: the only ones that may differ between threads, processes and one worker.
+ENGINE_KEYS = frozenset(
+    {
+        "wall_s",
+        "events_per_s",
+        "packet_hops_per_s",
+        "threads",
+        "processes",
+        "windows",
+        "events_per_window",
+        "barrier_wait_share",
+        "lookahead_ns",
+        "peak_packets",
+    }
+)

@@ -10,24 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from samples import ENGINE_KEYS
 
 from exanet import distributed
 from exanet.errors import ExanetError
 
 MPIEXEC = str(Path(sysconfig.get_path("scripts")) / "mpiexec")
 
-ENGINE_KEYS = {
-    "wall_s",
-    "events_per_s",
-    "packet_hops_per_s",
-    "threads",
-    "processes",
-    "windows",
-    "events_per_window",
-    "barrier_wait_share",
-    "lookahead_ns",
-    "peak_packets",
-}
 
 TORUS = """
 [topology]

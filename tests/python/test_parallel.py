@@ -4,23 +4,11 @@ its answer; the keys it cannot take are refused by name."""
 import json
 
 import pytest
+from samples import ENGINE_KEYS
 from typer.testing import CliRunner
 
 import exanet
 from exanet import cli
-
-#: Summary keys that describe the engine, not the simulated network.
-ENGINE_KEYS = {
-    "wall_s",
-    "events_per_s",
-    "packet_hops_per_s",
-    "threads",
-    "windows",
-    "events_per_window",
-    "barrier_wait_share",
-    "lookahead_ns",
-    "peak_packets",
-}
 
 CONFIG = {
     "topology": {"kind": "torus", "dims": [8, 8]},

@@ -259,21 +259,20 @@ fn a_stalled_job_is_reported_alike_on_any_number_of_threads() {
     let ops = json!({"rank": rank, "op": op, "peer": peer, "bytes": vec![20000; n],
                      "tag": vec![3; n], "compute_ps": vec![0; n], "communicator": vec![0; n],
                      "request": vec![-1; n], "algorithm": vec![Value::Null; n]});
-    let stalled = |threads: u32| {
-        let config = with(&[
-            (
-                "traffic",
-                json!({"kind": "jobs", "eager_limit_bytes": 8192, "send_overhead_ps": 0,
-                       "recv_overhead_ps": 0, "jobs": [{"name": "broken", "app": "program",
-                       "ranks": ranks, "ops": ops, "placement": {"kind": "random_endpoints"}}]}),
-            ),
-            ("router.vc_buffer_bytes", json!(8192)),
-            ("threads", json!(threads)),
-        ]);
-        match run(&config) {
-            Err(exanet_core::SimError::Stalled(report)) => report,
-            other => panic!("expected a stall, got {:?}", other.map(|o| o.summary)),
-        }
+    let changes = [
+        (
+            "traffic",
+            json!({"kind": "jobs", "eager_limit_bytes": 8192, "send_overhead_ps": 0,
+                   "recv_overhead_ps": 0, "jobs": [{"name": "broken", "app": "program",
+                   "ranks": ranks, "ops": ops, "placement": {"kind": "random_endpoints"}}]}),
+        ),
+        ("router.vc_buffer_bytes", json!(8192)),
+    ];
+    let stalled = |threads: u32| match run(&with(
+        &[&changes[..], &[("threads", json!(threads))]].concat(),
+    )) {
+        Err(exanet_core::SimError::Stalled(report)) => report,
+        other => panic!("expected a stall, got {:?}", other.map(|o| o.summary)),
     };
     let one = stalled(1);
     assert_eq!(one.ranks.len(), 1);
@@ -283,16 +282,7 @@ fn a_stalled_job_is_reported_alike_on_any_number_of_threads() {
         assert_eq!(other.time_ps, one.time_ps);
         assert_eq!(other.to_string(), one.to_string());
     }
-    let config = with(&[
-        (
-            "traffic",
-            json!({"kind": "jobs", "eager_limit_bytes": 8192, "send_overhead_ps": 0,
-                   "recv_overhead_ps": 0, "jobs": [{"name": "broken", "app": "program",
-                   "ranks": ranks, "ops": ops, "placement": {"kind": "random_endpoints"}}]}),
-        ),
-        ("router.vc_buffer_bytes", json!(8192)),
-    ]);
-    for out in on_processes(&config, 2) {
+    for out in on_processes(&with(&changes), 2) {
         match out {
             Err(SimError::Stalled(other)) => assert_eq!(other.to_string(), one.to_string()),
             other => panic!("expected a stall, got {:?}", other.map(|o| o.summary)),
@@ -302,18 +292,17 @@ fn a_stalled_job_is_reported_alike_on_any_number_of_threads() {
 
 #[test]
 fn a_deadlock_is_found_at_the_same_instant_on_any_number_of_threads() {
-    let stuck = |threads: u32| {
-        let config = with(&[
-            ("routing", json!({"kind": "dor", "allow_unsafe": true})),
-            ("router.vcs", json!(1)),
-            ("traffic.pattern", json!("tornado")),
-            ("traffic.load", json!(1.0)),
-            ("threads", json!(threads)),
-        ]);
-        match run(&config) {
-            Err(exanet_core::SimError::Deadlock(report)) => report,
-            other => panic!("expected a deadlock, got {:?}", other.map(|o| o.summary)),
-        }
+    let changes = [
+        ("routing", json!({"kind": "dor", "allow_unsafe": true})),
+        ("router.vcs", json!(1)),
+        ("traffic.pattern", json!("tornado")),
+        ("traffic.load", json!(1.0)),
+    ];
+    let stuck = |threads: u32| match run(&with(
+        &[&changes[..], &[("threads", json!(threads))]].concat(),
+    )) {
+        Err(exanet_core::SimError::Deadlock(report)) => report,
+        other => panic!("expected a deadlock, got {:?}", other.map(|o| o.summary)),
     };
     let one = stuck(1);
     assert!(!one.cycle.is_empty());
@@ -323,13 +312,7 @@ fn a_deadlock_is_found_at_the_same_instant_on_any_number_of_threads() {
         assert_eq!(other.packets_in_network, one.packets_in_network);
         assert_eq!(other.stuck_channels, one.stuck_channels);
     }
-    let config = with(&[
-        ("routing", json!({"kind": "dor", "allow_unsafe": true})),
-        ("router.vcs", json!(1)),
-        ("traffic.pattern", json!("tornado")),
-        ("traffic.load", json!(1.0)),
-    ]);
-    for out in on_processes(&config, 3) {
+    for out in on_processes(&with(&changes), 3) {
         match out {
             Err(SimError::Deadlock(other)) => {
                 assert_eq!(other.time_ps, one.time_ps);

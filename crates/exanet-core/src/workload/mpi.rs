@@ -226,47 +226,35 @@ impl Mpi {
                 });
             }
         }
+        let endpoint_of_rank = ranks.iter().map(|r| r.endpoint).collect();
+        let ranks = SharedArray::new(ranks);
+        Mpi::over(
+            params,
+            jobs,
+            ranks,
+            rank_of_endpoint.into(),
+            endpoint_of_rank,
+            0,
+            1,
+        )
+    }
+
+    /// Worker `me` of `parts` over `ranks`, with no envelope or request yet.
+    fn over(
+        params: HostParams,
+        jobs: Vec<JobRun>,
+        ranks: SharedArray<Rank>,
+        rank_of_endpoint: Arc<[u32]>,
+        endpoint_of_rank: Arc<[u32]>,
+        me: u32,
+        parts: u32,
+    ) -> Mpi {
         Mpi {
             params,
             jobs,
-            endpoint_of_rank: ranks.iter().map(|r| r.endpoint).collect(),
-            ranks: SharedArray::new(ranks),
-            rank_of_endpoint: rank_of_endpoint.into(),
-            envelopes: Vec::new(),
-            free_envelopes: Vec::new(),
-            copies: FxHashMap::default(),
-            released: Vec::new(),
-            requests: Vec::new(),
-            free_requests: Vec::new(),
-            sends: Vec::new(),
-            recvs: Vec::new(),
-            me: 0,
-            parts: 1,
-        }
-    }
-
-    /// Worker `me` of `parts`: it runs the ranks on its own endpoints, with envelopes and
-    /// requests of its own and the jobs' counters from zero.
-    ///
-    /// # Safety
-    /// The worker must not outlive `self`, and must be called only for the endpoints it owns.
-    pub unsafe fn worker(&self, me: u32, parts: u32) -> Mpi {
-        Mpi {
-            params: self.params,
-            jobs: self
-                .jobs
-                .iter()
-                .map(|j| JobRun {
-                    end_ps: 0,
-                    ranks_done: 0,
-                    bytes_sent: 0,
-                    messages_sent: 0,
-                    ..j.clone()
-                })
-                .collect(),
-            ranks: self.ranks.view(),
-            rank_of_endpoint: Arc::clone(&self.rank_of_endpoint),
-            endpoint_of_rank: Arc::clone(&self.endpoint_of_rank),
+            ranks,
+            rank_of_endpoint,
+            endpoint_of_rank,
             envelopes: Vec::new(),
             free_envelopes: Vec::new(),
             copies: FxHashMap::default(),
@@ -278,6 +266,34 @@ impl Mpi {
             me,
             parts,
         }
+    }
+
+    /// Worker `me` of `parts`: it runs the ranks on its own endpoints, with envelopes and
+    /// requests of its own and the jobs' counters from zero.
+    ///
+    /// # Safety
+    /// The worker must not outlive `self`, and must be called only for the endpoints it owns.
+    pub unsafe fn worker(&self, me: u32, parts: u32) -> Mpi {
+        let jobs = self
+            .jobs
+            .iter()
+            .map(|j| JobRun {
+                end_ps: 0,
+                ranks_done: 0,
+                bytes_sent: 0,
+                messages_sent: 0,
+                ..j.clone()
+            })
+            .collect();
+        Mpi::over(
+            self.params,
+            jobs,
+            self.ranks.view(),
+            Arc::clone(&self.rank_of_endpoint),
+            Arc::clone(&self.endpoint_of_rank),
+            me,
+            parts,
+        )
     }
 
     /// The jobs' counters of this worker's ranks.
