@@ -87,7 +87,7 @@ impl<P> Ord for Later<P> {
 pub enum Step {
     /// Delivered the events of one (time, target) pair.
     Ran { time: Time, target: EntityId },
-    /// The queue is empty.
+    /// The queue is empty (or holds nothing before the limit).
     Idle,
 }
 
@@ -284,15 +284,6 @@ impl<P> Scheduler<P> {
         self.current.len() - self.cursor + self.in_wheel + self.overflow.len()
     }
 
-    /// Time of the earliest pending event.
-    pub fn next_time(&mut self) -> Option<Time> {
-        if self.refill() {
-            Some(self.current[self.cursor].time)
-        } else {
-            None
-        }
-    }
-
     /// Time of the earliest pending event, without moving the queue's clock: events may still
     /// be scheduled at any time from [`now`](Self::now) on afterwards.
     pub fn peek_time(&self) -> Option<Time> {
@@ -314,25 +305,6 @@ impl<P> Scheduler<P> {
         earliest
     }
 
-    /// Time of the earliest pending event if it is before `limit`. Past the last event before
-    /// `limit` the clock does not move, so that events due at `limit` or later may still be
-    /// scheduled (the parallel engine hands them over at the end of each window).
-    #[inline]
-    pub fn next_time_before(&mut self, limit: Time) -> Option<Time> {
-        if self.cursor == self.current.len() {
-            // Move on to the next bucket only if it starts before `limit`.
-            let next_start = if self.in_wheel > 0 {
-                self.current_start + (self.bucket_distance() << BUCKET_SHIFT)
-            } else {
-                self.overflow.peek()?.entry.time >> BUCKET_SHIFT << BUCKET_SHIFT
-            };
-            if next_start >= limit {
-                return None;
-            }
-        }
-        self.next_time().filter(|&t| t < limit)
-    }
-
     /// Takes the next entry of the current bucket if it is for (time, target).
     #[inline]
     fn take_if(&mut self, time: Time, target: EntityId) -> Option<P>
@@ -352,13 +324,35 @@ impl<P> Scheduler<P> {
     where
         P: Copy,
     {
-        if !self.refill() {
+        self.step_before(Time::MAX, model)
+    }
+
+    /// [`step`](Self::step) if the earliest event is before `limit`. Past the last event before
+    /// `limit` the clock does not move, so that events due at `limit` or later may still be
+    /// scheduled (the parallel engine hands them over at the end of each window).
+    #[inline]
+    pub fn step_before<M: Model<Payload = P>>(&mut self, limit: Time, model: &mut M) -> Step
+    where
+        P: Copy,
+    {
+        if self.cursor == self.current.len() {
+            // Move on to the next bucket only if it starts before `limit`.
+            let next_start = if self.in_wheel > 0 {
+                self.current_start + (self.bucket_distance() << BUCKET_SHIFT)
+            } else if let Some(later) = self.overflow.peek() {
+                later.entry.time >> BUCKET_SHIFT << BUCKET_SHIFT
+            } else {
+                return Step::Idle;
+            };
+            if next_start >= limit || !self.refill() {
+                return Step::Idle;
+            }
+        }
+        let entry = &self.current[self.cursor];
+        let (time, target) = (entry.time, entry.target());
+        if time >= limit {
             return Step::Idle;
         }
-        let (time, target) = (
-            self.current[self.cursor].time,
-            self.current[self.cursor].target(),
-        );
         self.now = time;
         while let Some(payload) = self.take_if(time, target) {
             self.prefetch_ahead(model);
@@ -500,9 +494,7 @@ mod tests {
         let window: Time = 1_000;
         for w in 0..200u64 {
             let end = (w + 1) * window;
-            while sched.next_time_before(end).is_some() {
-                sched.step(&mut rec);
-            }
+            while sched.step_before(end, &mut rec) != Step::Idle {}
             assert!(sched.peek_time().is_none_or(|t| t >= end));
             for i in 0..5u32 {
                 let time = end + rng.random_range(0..400_000);

@@ -14,7 +14,7 @@ use super::results::{EngineStats, RunOutput};
 use super::serialization_ps;
 use super::state::{SourceLatency, NEVER};
 use crate::config::Drain;
-use crate::engine::{Scheduler, Time};
+use crate::engine::{Scheduler, Step, Time};
 use crate::error::ConfigError;
 use crate::error::{SimError, StallReport, StalledRank};
 use crate::parallel::{self, Fabric, Partition, Ranks, Solo, Threads, Transport};
@@ -292,8 +292,7 @@ impl Network {
             } else {
                 plan.window_end(start)
             };
-            while sched.next_time_before(end).is_some() {
-                sched.step(self);
+            while sched.step_before(end, self) != Step::Idle {
                 steps += 1;
                 if steps % 4096 == 0 && last_poll.elapsed().as_secs_f64() >= plan.interval_s {
                     if let Some(progress) = progress.as_deref_mut() {

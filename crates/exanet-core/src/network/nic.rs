@@ -433,7 +433,12 @@ impl Network {
             self.stats.latency.record(latency);
             self.stats.network_latency.record(now - packet.inject_ps);
             self.stats.hops_sum += u64::from(packet.hops);
-            self.source_latency[packet.src as usize].record(latency);
+            let source = &mut self.source_latency[packet.src as usize];
+            if self.remote.is_none() {
+                source.record_alone(latency);
+            } else {
+                source.record(latency);
+            }
             if message_done {
                 self.stats.message_latency.record(latency);
             }

@@ -72,7 +72,7 @@ pub(super) struct Remote {
 impl Network {
     /// Schedules `event` for `target`: in this worker's queue, or in the outbox of the worker
     /// that owns `target`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn send(
         &mut self,
         sched: &mut Scheduler<NetEvent>,
@@ -81,32 +81,50 @@ impl Network {
         target: EntityId,
         event: NetEvent,
     ) {
-        if let Some(remote) = self.remote.as_deref_mut() {
+        if let Some(remote) = self.remote.as_deref() {
             let part = remote.part_of[target as usize];
             if part != remote.me {
-                let outbox = &mut remote.outboxes[part as usize];
-                let event = match event {
-                    NetEvent::Arrive { port, vc, packet } => {
-                        outbox.packets.push(self.packets[packet]);
-                        self.packets.release(packet);
-                        NetEvent::Arrive {
-                            port,
-                            vc,
-                            packet: (outbox.packets.len() - 1) as u32,
-                        }
-                    }
-                    other => other,
-                };
-                outbox.events.push(Crossing {
-                    time,
-                    source,
-                    target,
-                    event,
-                });
+                self.send_away(part, time, source, target, event);
                 return;
             }
         }
         sched.schedule(time, source, target, event);
+    }
+
+    /// Puts `event` in the outbox for worker `part` (apart from `send`, which every event goes
+    /// through, so that the common case stays small enough to inline).
+    #[inline(never)]
+    fn send_away(
+        &mut self,
+        part: u32,
+        time: Time,
+        source: EntityId,
+        target: EntityId,
+        event: NetEvent,
+    ) {
+        let remote = self
+            .remote
+            .as_deref_mut()
+            .expect("only a worker of a split run sends away");
+        let outbox = &mut remote.outboxes[part as usize];
+        let event = match event {
+            NetEvent::Arrive { port, vc, packet } => {
+                outbox.packets.push(self.packets[packet]);
+                self.packets.release(packet);
+                NetEvent::Arrive {
+                    port,
+                    vc,
+                    packet: (outbox.packets.len() - 1) as u32,
+                }
+            }
+            other => other,
+        };
+        outbox.events.push(Crossing {
+            time,
+            source,
+            target,
+            event,
+        });
     }
 
     /// Whether this worker owns router `r` (always, in a sequential run).
