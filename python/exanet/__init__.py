@@ -5,7 +5,13 @@ from typing import Any
 
 from exanet.api import check_routing, job_program, partition, simulate, validate
 from exanet.config import Config
-from exanet.errors import ConfigError, DeadlockError, ExanetError, ProgramStalledError
+from exanet.errors import (
+    ConfigError,
+    DeadlockError,
+    DistributedError,
+    ExanetError,
+    ProgramStalledError,
+)
 from exanet.program import Program
 from exanet.result import Result
 from exanet.structure import TopologyInfo, from_edge_list, from_networkx, topology
@@ -21,6 +27,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "DeadlockError",
+    "DistributedError",
     "ExanetError",
     "Program",
     "ProgramStalledError",

@@ -10,7 +10,7 @@ from typing import Any
 
 from exanet import _core, distributed
 from exanet.config import Config, load
-from exanet.errors import ConfigError, DeadlockError, ProgramStalledError
+from exanet.errors import ConfigError, DeadlockError, DistributedError, ProgramStalledError
 from exanet.program import Program
 from exanet.progress import ProgressDisplay
 from exanet.result import Result, table_to_dataframe
@@ -32,6 +32,8 @@ def _core_errors() -> Iterator[None]:
     except _core.StalledError as exc:
         message, report = exc.args
         raise ProgramStalledError(message, report) from None
+    except _core.TransportError as exc:
+        raise DistributedError(str(exc)) from None
 
 
 def validate(config: ConfigSource) -> dict[str, Any]:
@@ -60,8 +62,9 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     when stderr is a terminal and the run lasts more than a couple of seconds.
     Started by an MPI launcher, every process runs one worker of the simulation (see
     `exanet.distributed`) and gets the whole result; only the first shows progress.
-    Raises ConfigError for an invalid config, DeadlockError when the network deadlocks and
-    ProgramStalledError when a message-passing program can never finish.
+    Raises ConfigError for an invalid config, DeadlockError when the network deadlocks,
+    ProgramStalledError when a message-passing program can never finish and DistributedError
+    when the processes of a run across processes cannot go on together.
     """
     config = load(config)
     config_json = json.dumps(config.to_core())

@@ -16,7 +16,7 @@ from exanet import api, distributed
 from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
 from exanet.display import format_number, headline_table, jobs_table
-from exanet.errors import DeadlockError, ExanetError
+from exanet.errors import DeadlockError, DistributedError, ExanetError
 from exanet.result import Result
 from exanet.sweep import command as sweep_command
 from exanet.units import format_bandwidth_bytes_per_s, format_size_bytes, format_time_ps
@@ -68,6 +68,11 @@ def reporting_errors(command: Callable[P, None]) -> Callable[P, None]:
         except DeadlockError as exc:
             _print_error(exc.format_report())
             raise typer.Exit(EXIT_DEADLOCK) from None
+        except DistributedError as exc:
+            _print_error(f"error: process {distributed.rank()}: {exc}")
+            # The other processes may wait in a collective this one will never join.
+            distributed.abort(EXIT_INVALID)
+            raise typer.Exit(EXIT_INVALID) from None
         except ExanetError as exc:
             _print_error(f"error: {exc}")
             raise typer.Exit(EXIT_INVALID) from None

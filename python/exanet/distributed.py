@@ -44,6 +44,14 @@ def world() -> Any | None:
     return comm if comm.Get_size() > 1 else None
 
 
+def abort(code: int) -> None:
+    """Ends every process of this run's MPI job with exit `code` (nothing when it runs alone):
+    after a failure some processes saw and others did not, the others would wait forever."""
+    comm = world()
+    if comm is not None:
+        comm.Abort(code)
+
+
 def rank() -> int:
     """This process's index among the run's processes (0 when it runs alone)."""
     comm = world()

@@ -77,6 +77,13 @@ class ProgramStalledError(ExanetError):
         return type(self), (str(self), self.report)
 
 
+class DistributedError(ExanetError):
+    """The processes of a run across processes could not go on together: an MPI collective
+    failed, a process sent state the others cannot read (another exanet build), or the
+    processes were given different configs. Some processes may be waiting for the others, so
+    the command line ends the whole MPI job on it."""
+
+
 def _format_channel(channel: dict[str, Any]) -> str:
     return (
         f"{channel['name']}: {channel['queued_packets']} packets queued, "

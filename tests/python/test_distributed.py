@@ -118,3 +118,17 @@ def test_a_process_alone_has_no_world(monkeypatch):
     distributed.world.cache_clear()
     assert distributed.world() is None
     assert distributed.rank() == 0
+
+
+def test_processes_given_different_configs_end_the_job_naming_the_odd_one(tmp_path):
+    first, second = tmp_path / "a.toml", tmp_path / "b.toml"
+    first.write_text(TORUS)
+    second.write_text(TORUS.replace("load = 0.6", "load = 0.5"))
+    run = [sys.executable, "-m", "exanet", "run", "-q", "-o", str(tmp_path / "out")]
+    # One launch, two programs (MPMD): process 0 reads a.toml, process 1 reads b.toml.
+    command = [MPIEXEC, "-n", "1", *run, str(first), ":", "-n", "1", *run, str(second)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "process 1 was given another config than process 0" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()

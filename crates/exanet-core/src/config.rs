@@ -2,6 +2,7 @@
 //! layer validates user input and produces exactly this shape (docs/core-interface.md).
 
 use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 
 use serde::Deserialize;
 
@@ -25,6 +26,10 @@ pub struct Config {
     /// Workers of the parallel engine (1: sequential). Results do not depend on it.
     #[serde(default = "one_thread")]
     pub threads: u32,
+    /// A hash of the config's JSON (key order and spacing aside), by which the processes of
+    /// a run across processes check that they were all given the same config.
+    #[serde(skip)]
+    pub fingerprint: u64,
 }
 
 fn one_thread() -> u32 {
@@ -458,7 +463,7 @@ pub const MAX_PACKET_BYTES: u64 = 16 << 20;
 impl Config {
     /// Parses the core JSON; structural mistakes become a [`ConfigError`] on key "config".
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
-        let config: Config = serde_json::from_str(text).map_err(|e| {
+        let mut config: Config = serde_json::from_str(text).map_err(|e| {
             ConfigError::new(
                 "config",
                 "(core JSON)",
@@ -466,6 +471,11 @@ impl Config {
             )
         })?;
         config.check_ranges()?;
+        // serde_json's maps keep their keys sorted, so the text written back is canonical.
+        let canonical: serde_json::Value = serde_json::from_str(text).expect("parsed above");
+        let mut hasher = rustc_hash::FxHasher::default();
+        canonical.to_string().hash(&mut hasher);
+        config.fingerprint = hasher.finish();
         Ok(config)
     }
 

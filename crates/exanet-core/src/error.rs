@@ -122,4 +122,7 @@ pub enum SimError {
     /// The progress callback asked to stop.
     #[error("interrupted")]
     Interrupted,
+    /// The processes of a run across processes could not go on together.
+    #[error(transparent)]
+    Transport(#[from] crate::parallel::TransportError),
 }

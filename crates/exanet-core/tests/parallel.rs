@@ -8,7 +8,9 @@
 mod common;
 
 use common::{run, run_ok, with};
-use exanet_core::parallel::{Loopback, Transport};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use exanet_core::parallel::{Loopback, Transport, TransportError};
 use exanet_core::stats::{Summary, Table, Value as Stat};
 use exanet_core::{simulate_on, Config, RunOutput, SimError};
 use serde_json::{json, Value};
@@ -52,11 +54,17 @@ fn on_threads(changes: &[(&str, Value)], threads: u32) -> RunOutput {
 
 /// Runs `config` on `processes` processes, stood in for by threads: every process's answer.
 fn on_processes(config: &Config, processes: usize) -> Vec<Result<RunOutput, SimError>> {
-    let world = Loopback::world(processes);
+    on_each_process(&vec![config.clone(); processes])
+}
+
+/// Runs process p of a run across processes on `configs[p]`: every process's answer.
+fn on_each_process(configs: &[Config]) -> Vec<Result<RunOutput, SimError>> {
+    let world = Loopback::world(configs.len());
     std::thread::scope(|s| {
         let handles: Vec<_> = world
             .iter()
-            .map(|t| {
+            .zip(configs)
+            .map(|(t, config)| {
                 s.spawn(move || simulate_on(config, Some(t as &dyn Transport), 1.0, &mut |_| true))
             })
             .collect();
@@ -355,4 +363,99 @@ fn thread_counts_the_engine_cannot_use_are_refused_by_key() {
         .expect("no workers")
         .to_string()
         .contains("threads"));
+}
+
+#[test]
+fn processes_given_different_configs_all_refuse_to_run() {
+    let configs = [with(&[]), with(&[]), with(&[("seed", json!(2))])];
+    let errors: Vec<String> = on_each_process(&configs)
+        .into_iter()
+        .map(|out| match out {
+            Err(SimError::Transport(e)) => e.to_string(),
+            other => panic!("expected a refusal, got {:?}", other.map(|o| o.summary)),
+        })
+        .collect();
+    assert!(errors.iter().all(|e| e == &errors[0]), "{errors:?}");
+    assert!(
+        errors[0].contains("process 2 was given another config than process 0"),
+        "{}",
+        errors[0]
+    );
+}
+
+/// What the stand-in for the other process does once `good_calls` collectives went well.
+enum Fault {
+    /// The collective fails (MPI reports an error).
+    Lost,
+    /// The other process sends bytes this one cannot decode (another exanet build).
+    Garbage,
+}
+
+/// Process 0 of two, whose partner answers every collective as this process would (so the
+/// run gets going), then fails.
+struct Twin {
+    good_calls: AtomicUsize,
+    fault: Fault,
+}
+
+impl Twin {
+    fn answer(&self, mine: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, TransportError> {
+        if self.good_calls.fetch_sub(1, Ordering::Relaxed) > 0 {
+            return Ok(mine);
+        }
+        match self.fault {
+            Fault::Lost => Err(TransportError(
+                "MPI alltoall failed: the link went down".into(),
+            )),
+            Fault::Garbage => Ok(vec![mine[0].clone(), vec![0xff; 3]]),
+        }
+    }
+}
+
+impl Transport for Twin {
+    fn rank(&self) -> usize {
+        0
+    }
+
+    fn size(&self) -> usize {
+        2
+    }
+
+    fn alltoall(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, TransportError> {
+        self.answer(outgoing)
+    }
+
+    fn allgather(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, TransportError> {
+        self.answer(vec![mine.clone(), mine])
+    }
+}
+
+#[test]
+fn a_failed_exchange_between_processes_ends_the_run_with_its_reason() {
+    let config = with(&[]);
+    // The config check and the first window's report go well; the first exchange fails.
+    let fails_with = |fault: Fault| {
+        let twin = Twin {
+            good_calls: AtomicUsize::new(2),
+            fault,
+        };
+        match simulate_on(&config, Some(&twin), 1.0, &mut |_| true) {
+            Err(SimError::Transport(e)) => e.to_string(),
+            other => panic!(
+                "expected a transport error, got {:?}",
+                other.map(|o| o.summary)
+            ),
+        }
+    };
+    let lost = fails_with(Fault::Lost);
+    assert!(
+        lost.starts_with("the processes of the run could not go on together: MPI alltoall failed"),
+        "{lost}"
+    );
+    let garbage = fails_with(Fault::Garbage);
+    assert!(
+        garbage.contains("process 1 sent state this process cannot decode")
+            && garbage.contains("the same exanet build"),
+        "{garbage}"
+    );
 }

@@ -35,6 +35,12 @@ create_exception!(
     PyRuntimeError,
     "A message-passing program that can never finish."
 );
+create_exception!(
+    _core,
+    TransportError,
+    PyRuntimeError,
+    "The processes of a run across processes could not go on together."
+);
 
 fn stalled_to_py(py: Python<'_>, report: &StallReport) -> PyResult<PyErr> {
     let ranks = PyList::empty(py);
@@ -328,6 +334,7 @@ fn run(
         Err(SimError::Config(e)) => Err(config_error(e)),
         Err(SimError::Deadlock(report)) => Err(deadlock_to_py(py, &report)?),
         Err(SimError::Stalled(report)) => Err(stalled_to_py(py, &report)?),
+        Err(SimError::Transport(e)) => Err(TransportError::new_err(e.to_string())),
         Err(SimError::Interrupted) => Err(callback_error
             .unwrap_or_else(|| PyRuntimeError::new_err("the simulation was interrupted"))),
     }
@@ -359,5 +366,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("DeadlockError", m.py().get_type::<DeadlockError>())?;
     m.add("StalledError", m.py().get_type::<StalledError>())?;
+    m.add("TransportError", m.py().get_type::<TransportError>())?;
     Ok(())
 }

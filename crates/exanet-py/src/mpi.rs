@@ -3,7 +3,7 @@
 //! exanet links no MPI library itself: mpi4py (built against the site's MPI, or installed with
 //! an MPI from PyPI) does the communication, a few collective calls per window.
 
-use exanet_core::parallel::Transport;
+use exanet_core::parallel::{Transport, TransportError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 
@@ -26,7 +26,7 @@ impl Comm {
         &self,
         method: &str,
         arg: impl FnOnce(Python<'_>) -> PyResult<Py<PyAny>>,
-    ) -> Vec<Vec<u8>> {
+    ) -> Result<Vec<Vec<u8>>, TransportError> {
         Python::attach(|py| -> PyResult<Vec<Vec<u8>>> {
             let answer = self.comm.call_method1(py, method, (arg(py)?,))?;
             answer
@@ -35,8 +35,7 @@ impl Comm {
                 .map(|item| Ok(item?.cast::<PyBytes>()?.as_bytes().to_vec()))
                 .collect()
         })
-        // A process that cannot reach the others cannot go on; MPI ends the whole job.
-        .unwrap_or_else(|e| panic!("MPI {method} failed: {e}"))
+        .map_err(|e| TransportError(format!("MPI {method} failed on process {}: {e}", self.rank)))
     }
 }
 
@@ -49,14 +48,14 @@ impl Transport for Comm {
         self.size
     }
 
-    fn alltoall(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    fn alltoall(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, TransportError> {
         self.collective("alltoall", |py| {
             let buffers = outgoing.iter().map(|b| PyBytes::new(py, b));
             Ok(PyList::new(py, buffers)?.into_any().unbind())
         })
     }
 
-    fn allgather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
+    fn allgather(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, TransportError> {
         self.collective("allgather", |py| {
             Ok(PyBytes::new(py, &mine).into_any().unbind())
         })

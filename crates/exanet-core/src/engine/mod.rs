@@ -29,6 +29,9 @@ pub trait Model {
     /// A hint that an event for `target` will be delivered soon: start loading what handling
     /// it will touch. The engine calls it a few events ahead of delivery.
     fn prefetch(&self, _target: EntityId, _payload: &Self::Payload) {}
+    /// A second hint, closer to delivery: what `prefetch` loaded can now be read to find (and
+    /// start loading) state one indirection further.
+    fn prefetch_near(&self, _target: EntityId, _payload: &Self::Payload) {}
 }
 
 /// Asks the CPU to start loading the cache line holding `value`; a no-op where unsupported.

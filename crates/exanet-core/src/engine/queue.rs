@@ -24,8 +24,10 @@ const HORIZON_PS: Time = (BUCKETS as Time) << BUCKET_SHIFT;
 const CHUNK: usize = 64;
 /// "No chunk".
 const NO_CHUNK: u32 = u32::MAX;
-/// How many events ahead of delivery the model is asked to prefetch.
+/// How many events ahead of delivery the model is asked to prefetch, and to prefetch through
+/// what that loaded.
 const PREFETCH_AHEAD: usize = 6;
+const PREFETCH_NEAR: usize = 3;
 
 /// One scheduled event (24 bytes with an 8-byte payload).
 struct Entry<P> {
@@ -367,6 +369,9 @@ impl<P> Scheduler<P> {
     fn prefetch_ahead<M: Model<Payload = P>>(&self, model: &M) {
         if let Some(entry) = self.current.get(self.cursor + PREFETCH_AHEAD) {
             model.prefetch(entry.target(), &entry.payload);
+        }
+        if let Some(entry) = self.current.get(self.cursor + PREFETCH_NEAR) {
+            model.prefetch_near(entry.target(), &entry.payload);
         }
     }
 }

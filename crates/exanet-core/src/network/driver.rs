@@ -17,7 +17,7 @@ use crate::config::Drain;
 use crate::engine::{Scheduler, Step, Time};
 use crate::error::ConfigError;
 use crate::error::{SimError, StallReport, StalledRank};
-use crate::parallel::{self, Fabric, Partition, Ranks, Solo, Threads, Transport};
+use crate::parallel::{self, Fabric, Partition, Ranks, Solo, Threads, Transport, TransportError};
 
 /// The run checks for its end and for deadlock at every multiple of this simulated time, never
 /// in between: instants that do not depend on how the network is split, so that every split
@@ -278,10 +278,10 @@ impl Network {
         fabric: &dyn Fabric<Outbox, WindowReport>,
         plan: &Plan,
         mut progress: Option<&mut dyn FnMut(&Progress) -> bool>,
-    ) -> Finished {
+    ) -> Result<Finished, TransportError> {
         let wall_start = Instant::now();
         let mut last_poll = Instant::now();
-        let mut known = WindowReport::total(&fabric.gather(me, self.report(sched)));
+        let mut known = WindowReport::total(&fabric.gather(me, self.report(sched))?);
         let mut windows = 0u64;
         let mut steps = 0u64;
         let mut interrupted = false;
@@ -318,12 +318,12 @@ impl Network {
                 }
             }
             windows += 1;
-            for outbox in fabric.exchange(me, self.take_outboxes()) {
+            for outbox in fabric.exchange(me, self.take_outboxes())? {
                 self.receive(outbox, sched);
             }
             let mut report = self.report(sched);
             report.interrupted = interrupted;
-            let total = WindowReport::total(&fabric.gather(me, report));
+            let total = WindowReport::total(&fabric.gather(me, report)?);
             known = total;
             if plan.burst_packets > 0 && total.burst_delivered == plan.burst_packets {
                 let burst_end = total.burst_last_delivery;
@@ -339,11 +339,11 @@ impl Network {
                 }
             }
             if let Some(end) = plan.decide(end, &known) {
-                return Finished {
+                return Ok(Finished {
                     end,
                     events: total.events,
                     windows,
-                };
+                });
             }
         }
     }
@@ -404,7 +404,7 @@ impl Network {
                 let mut sched: Scheduler<NetEvent> = Scheduler::new();
                 self.start_sources(&mut sched);
                 let plan = self.plan(interval_s, NEVER);
-                let finished = self.drive(&mut sched, 0, &Solo, &plan, Some(progress));
+                let finished = self.drive(&mut sched, 0, &Solo, &plan, Some(progress))?;
                 self.check_stuck(&finished.end, &|_| &self)?;
                 Ran {
                     finished,
@@ -483,7 +483,7 @@ impl Network {
         let mut workers = unsafe { self.workers(&part_of, threads) };
         let fabric: Threads<Outbox, WindowReport> = Threads::new(threads as usize);
         let mut scheds: Vec<Scheduler<NetEvent>> = (0..threads).map(|_| Scheduler::new()).collect();
-        let ends: Vec<Finished> = std::thread::scope(|s| {
+        let ends: Result<Vec<Finished>, TransportError> = std::thread::scope(|s| {
             let mut pairs = workers.iter_mut().zip(scheds.iter_mut()).enumerate();
             let (_, (first, first_sched)) = pairs.next().expect("two workers or more");
             let handles: Vec<_> = pairs
@@ -504,7 +504,7 @@ impl Network {
                 }))
                 .collect()
         });
-        let finished = ends.into_iter().next().expect("worker 0 finished");
+        let finished = ends?.into_iter().next().expect("worker 0 finished");
         for worker in &workers {
             self.absorb(worker);
         }
@@ -530,6 +530,17 @@ impl Network {
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<Ran, SimError> {
         let parts = transport.size() as u32;
+        // First, so that every process takes the same way out of what follows.
+        let fabric = Ranks::new(transport);
+        let fingerprints = fabric.share(&self.config.fingerprint)?;
+        if let Some(other) = fingerprints.iter().position(|&f| f != fingerprints[0]) {
+            return Err(TransportError(format!(
+                "process {other} was given another config than process 0 (or runs another \
+                 exanet build): every process of a run must run the same exanet on the same \
+                 config"
+            ))
+            .into());
+        }
         if self.config.threads > 1 {
             return Err(ConfigError::new(
                 "threads",
@@ -556,17 +567,16 @@ impl Network {
         // SAFETY: only this process's worker runs, and it is dropped before this function
         // returns; the others are dropped unused.
         let mut worker = unsafe { self.workers(&part_of, parts) }.swap_remove(me);
-        let fabric = Ranks::new(transport);
         let mut sched: Scheduler<NetEvent> = Scheduler::new();
         worker.start_sources(&mut sched);
-        let finished = worker.drive(&mut sched, me, &fabric, &plan, Some(progress));
+        let finished = worker.drive(&mut sched, me, &fabric, &plan, Some(progress))?;
         let end = finished.end;
         let source_queue = worker.account_backlog(end.time);
         let share = worker.share(source_queue, fabric.waited_s());
         let mut source_queue_packets = vec![0; self.topology.num_endpoints() as usize];
         let mut waited_s = 0.0;
         let mut stuck_ranks = Vec::new();
-        let shares = fabric.share(&share);
+        let shares = fabric.share(&share)?;
         // This process's own latency sums come back in its share.
         self.source_latency.iter().for_each(SourceLatency::clear);
         for theirs in shares {
@@ -579,7 +589,7 @@ impl Network {
         }
         if self.is_stuck(&end) {
             let in_use: FxHashMap<u32, u32> = fabric
-                .share(&worker.own_credits())
+                .share(&worker.own_credits())?
                 .into_iter()
                 .flatten()
                 .collect();
@@ -592,7 +602,7 @@ impl Network {
                     .unwrap_or_else(|| worker.credit(i, v))
             };
             let mut nodes: Vec<_> = fabric
-                .share(&self.stuck_nodes(&|_| &worker, &credit_of))
+                .share(&self.stuck_nodes(&|_| &worker, &credit_of))?
                 .into_iter()
                 .flatten()
                 .collect();

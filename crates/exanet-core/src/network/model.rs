@@ -24,6 +24,10 @@ use crate::routing::{self, Candidates, RoutingFunction};
 use crate::topology::{self, Peer, Topology};
 use crate::workload::{jobs, Action, Generation, Mpi, Synthetic};
 
+/// Router ports from which the pools' blocks are prefetched: about 2 MB of router state, more
+/// than a core's own caches hold.
+const PREFETCH_BLOCKS_PORTS: usize = 1 << 15;
+
 /// What travels between entities (and what an entity schedules for itself).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub enum NetEvent {
@@ -243,6 +247,9 @@ pub struct Network {
     /// output is idle, in its starting state).
     pub(super) output_blocks: SharedArray<u32>,
     pub(super) output_pool: OutputPool,
+    /// Whether events prefetch the pools' blocks too: worth it only when the router state
+    /// outgrows the caches (and costs a few instructions per event when it does not).
+    pub(super) prefetch_blocks: bool,
     // NIC state, indexed by endpoint [* vcs + vc].
     pub(super) nics: SharedArray<Nic>,
     /// Per-NIC throttle, burst and cap state (empty when no feature needs it).
@@ -414,6 +421,7 @@ impl Network {
             outputs: huge_page_vec(OutputPort::default(), routers * ports).into(),
             output_blocks: huge_page_vec(NO_BLOCK, routers * ports).into(),
             output_pool: OutputPool::new(vcs, request_words),
+            prefetch_blocks: routers * ports >= PREFETCH_BLOCKS_PORTS,
             nics: nics.into(),
             nic_limits: nic_limits.into(),
             nic_credits: huge_page_vec(vc_buffer, endpoints * vcs).into(),
@@ -548,6 +556,28 @@ impl Model for Network {
             | NetEvent::HostWake => {
                 prefetch_line(&self.nics[(target - self.num_routers()) as usize]);
             }
+        }
+    }
+
+    #[inline]
+    fn prefetch_near(&self, target: EntityId, event: &NetEvent) {
+        if !self.prefetch_blocks {
+            return;
+        }
+        match *event {
+            NetEvent::Arrive { port, vc, .. } => {
+                let block = self.input_blocks[target as usize * self.ports + usize::from(port)];
+                if block != NO_BLOCK {
+                    prefetch_line(self.inputs.vc(block, usize::from(vc)));
+                }
+            }
+            NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
+                let block = self.output_blocks[target as usize * self.ports + usize::from(port)];
+                if block != NO_BLOCK {
+                    self.output_pool.prefetch(block);
+                }
+            }
+            _ => {}
         }
     }
 

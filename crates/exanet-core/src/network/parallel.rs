@@ -255,6 +255,7 @@ impl Network {
                 outputs: self.outputs.view(),
                 output_blocks: self.output_blocks.view(),
                 output_pool: OutputPool::new(self.vcs, self.request_words),
+                prefetch_blocks: self.prefetch_blocks,
                 nics: self.nics.view(),
                 nic_limits: self.nic_limits.view(),
                 nic_credits: self.nic_credits.view(),

@@ -61,10 +61,13 @@ impl Network {
         if block == NO_BLOCK {
             return;
         }
-        let times = self.output_pool.times(block);
+        let (free_at, wake_at) = (
+            self.output_pool.free_at(block),
+            self.output_pool.wake_at(block),
+        );
         let full = self.full_credit(out_index);
-        if times.free_at <= now
-            && (times.wake_at == NEVER || times.wake_at < now)
+        if free_at <= now
+            && (wake_at == NEVER || wake_at < now)
             && self.output_pool.credits(block).iter().all(|&c| c == full)
             && self.output_pool.requests(block).iter().all(|&w| w == 0)
         {
@@ -127,9 +130,9 @@ impl Network {
         if block == NO_BLOCK {
             return;
         }
-        let times = self.output_pool.times_mut(block);
-        if times.wake_at == now {
-            times.wake_at = NEVER;
+        let wake_at = self.output_pool.wake_at_mut(block);
+        if *wake_at == now {
+            *wake_at = NEVER;
         }
         if self.has_requests(index) {
             self.mark_dirty(port);
@@ -305,10 +308,10 @@ impl Network {
     ) {
         let index = self.port_index(router, port);
         let block = self.output_block(index);
-        let times = self.output_pool.times_mut(block);
-        let pending = times.wake_at;
+        let wake_at = self.output_pool.wake_at_mut(block);
+        let pending = *wake_at;
         if pending == NEVER || pending < now || at < pending {
-            times.wake_at = at;
+            *wake_at = at;
             sched.schedule(at, router, router, NetEvent::Wake { port });
         }
     }
@@ -322,7 +325,7 @@ impl Network {
             return;
         }
         let block = self.output_blocks[out_index];
-        let free_at = self.output_pool.times(block).free_at;
+        let free_at = self.output_pool.free_at(block);
         if free_at > now {
             self.ensure_wake(now, router, port, free_at, sched);
             return;
@@ -461,7 +464,7 @@ impl Network {
         let ser = out_link.serialization_ps(bytes);
         let tail_out = now + ser;
         let in_window = self.in_window(now);
-        self.output_pool.times_mut(out_block).free_at = tail_out;
+        *self.output_pool.free_at_mut(out_block) = tail_out;
         let output = &mut self.outputs[out_index];
         let next = grant.input + 1;
         output.rr = if next == self.ports << self.vc_bits {

@@ -326,61 +326,64 @@ pub(super) struct OutputPort {
 
 const _: () = assert!(std::mem::size_of::<OutputPort>() == 24);
 
-/// A busy output: when its link is free, and its pending wake-up.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct OutputTimes {
-    pub free_at: Time,
-    pub wake_at: Time,
-}
-
 /// The router outputs in use: for each, a block with when its link is free and its pending
 /// wake-up, the credits of the VCs downstream and the requests of the inputs that want it. An
 /// output whose link is free, whose credits are all back, with no request and no wake-up
 /// pending holds no block: its state is then the one it started with. Like the input pool, it
 /// keeps a few blocks under light load instead of this state for every port; each worker has
-/// its own.
+/// its own. A block's fields lie side by side (32 bytes with 2 VCs and up to 32 inputs'
+/// requests), so using an output touches one cache line of the pool, not one per field.
 #[derive(Debug, Default)]
 pub(super) struct OutputPool {
     vcs: usize,
-    words: usize,
-    times: Vec<OutputTimes>,
-    credits: Vec<u32>,
-    requests: Vec<u64>,
+    /// Words of a block: link free time, wake-up, the credits (two per word), the requests.
+    stride: usize,
+    credit_words: usize,
+    words: Vec<u64>,
     free: Vec<u32>,
 }
 
+/// Word of a block holding when its link is free.
+const FREE_AT: usize = 0;
+/// Word of a block holding its pending wake-up.
+const WAKE_AT: usize = 1;
+/// First word of a block's credits.
+const CREDITS: usize = 2;
+
 impl OutputPool {
-    pub fn new(vcs: usize, words: usize) -> Self {
+    pub fn new(vcs: usize, request_words: usize) -> Self {
+        let credit_words = vcs.div_ceil(2);
         OutputPool {
             vcs,
-            words,
+            stride: CREDITS + credit_words + request_words,
+            credit_words,
             ..OutputPool::default()
         }
+    }
+
+    #[inline(always)]
+    fn at(&self, block: u32) -> usize {
+        block as usize * self.stride
     }
 
     /// A block in the starting state: link free, no wake-up, `full` credits on every VC, no
     /// request.
     #[inline]
     pub fn take(&mut self, full: u32) -> u32 {
-        let start = OutputTimes {
-            free_at: 0,
-            wake_at: NEVER,
-        };
-        match self.free.pop() {
-            Some(block) => {
-                // A block comes back only without requests, its credits full for an output of
-                // its kind (ejection or not).
-                self.times[block as usize] = start;
-                self.credits_mut(block).fill(full);
+        let block = match self.free.pop() {
+            // A block comes back only without requests.
+            Some(block) => block,
+            None => {
+                let block = (self.words.len() / self.stride) as u32;
+                self.words.resize(self.words.len() + self.stride, 0);
                 block
             }
-            None => {
-                self.times.push(start);
-                self.credits.extend(std::iter::repeat_n(full, self.vcs));
-                self.requests.extend(std::iter::repeat_n(0, self.words));
-                (self.times.len() - 1) as u32
-            }
-        }
+        };
+        let at = self.at(block);
+        self.words[at + FREE_AT] = 0;
+        self.words[at + WAKE_AT] = NEVER;
+        self.credits_mut(block).fill(full);
+        block
     }
 
     #[inline]
@@ -388,49 +391,73 @@ impl OutputPool {
         self.free.push(block);
     }
 
+    /// Starts loading `block`.
     #[inline(always)]
-    pub fn times(&self, block: u32) -> &OutputTimes {
-        &self.times[block as usize]
+    pub fn prefetch(&self, block: u32) {
+        crate::engine::prefetch_line(&self.words[self.at(block)]);
     }
 
     #[inline(always)]
-    pub fn times_mut(&mut self, block: u32) -> &mut OutputTimes {
-        &mut self.times[block as usize]
+    pub fn free_at(&self, block: u32) -> Time {
+        self.words[self.at(block) + FREE_AT]
+    }
+
+    #[inline(always)]
+    pub fn free_at_mut(&mut self, block: u32) -> &mut Time {
+        let at = self.at(block);
+        &mut self.words[at + FREE_AT]
+    }
+
+    #[inline(always)]
+    pub fn wake_at(&self, block: u32) -> Time {
+        self.words[self.at(block) + WAKE_AT]
+    }
+
+    #[inline(always)]
+    pub fn wake_at_mut(&mut self, block: u32) -> &mut Time {
+        let at = self.at(block);
+        &mut self.words[at + WAKE_AT]
     }
 
     /// The credits of VC `vc` downstream.
     #[inline(always)]
     pub fn credit(&self, block: u32, vc: usize) -> u32 {
-        self.credits[block as usize * self.vcs + vc]
+        self.credits(block)[vc]
     }
 
     #[inline(always)]
     pub fn credit_mut(&mut self, block: u32, vc: usize) -> &mut u32 {
-        &mut self.credits[block as usize * self.vcs + vc]
+        &mut self.credits_mut(block)[vc]
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn credits(&self, block: u32) -> &[u32] {
-        let at = block as usize * self.vcs;
-        &self.credits[at..at + self.vcs]
+        let at = self.at(block) + CREDITS;
+        let words = &self.words[at..at + self.credit_words];
+        // SAFETY: the words hold `vcs` u32s (u64 is aligned for u32, and every bit pattern is
+        // a u32); the slice borrows `self.words` as `words` did.
+        unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u32>(), self.vcs) }
     }
 
-    #[inline]
+    #[inline(always)]
     fn credits_mut(&mut self, block: u32) -> &mut [u32] {
-        let at = block as usize * self.vcs;
-        &mut self.credits[at..at + self.vcs]
+        let at = self.at(block) + CREDITS;
+        let vcs = self.vcs;
+        let words = &mut self.words[at..at + self.credit_words];
+        // SAFETY: as in `credits`, borrowing `self.words` mutably.
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u32>(), vcs) }
     }
 
     #[inline(always)]
     pub fn requests(&self, block: u32) -> &[u64] {
-        let at = block as usize * self.words;
-        &self.requests[at..at + self.words]
+        let at = self.at(block) + CREDITS + self.credit_words;
+        &self.words[at..self.at(block) + self.stride]
     }
 
     #[inline(always)]
     pub fn requests_mut(&mut self, block: u32) -> &mut [u64] {
-        let at = block as usize * self.words;
-        &mut self.requests[at..at + self.words]
+        let at = self.at(block);
+        &mut self.words[at + CREDITS + self.credit_words..at + self.stride]
     }
 }
 
@@ -534,7 +561,8 @@ mod pool_tests {
         let mut pool = OutputPool::new(2, 1);
         let a = pool.take(2048);
         *pool.credit_mut(a, 1) -= 300;
-        pool.times_mut(a).free_at = 7;
+        *pool.free_at_mut(a) = 7;
+        *pool.wake_at_mut(a) = 9;
         pool.requests_mut(a)[0] = 0;
         let b = pool.take(2048);
         assert_ne!(a, b);
@@ -543,9 +571,25 @@ mod pool_tests {
         let c = pool.take(u32::MAX);
         assert_eq!(c, a);
         assert_eq!(pool.credits(c), [u32::MAX, u32::MAX]);
-        assert_eq!((pool.times(c).free_at, pool.times(c).wake_at), (0, NEVER));
+        assert_eq!((pool.free_at(c), pool.wake_at(c)), (0, NEVER));
         assert_eq!(pool.requests(c), [0]);
         assert_eq!(pool.credit(b, 1), 2048);
+        // Fields of neighbouring blocks stay apart (3 VCs: credits span two words).
+        let mut pool = OutputPool::new(3, 2);
+        let (a, b) = (pool.take(10), pool.take(20));
+        pool.requests_mut(a)[1] = u64::MAX;
+        *pool.credit_mut(a, 2) = 11;
+        *pool.free_at_mut(b) = 5;
+        assert_eq!(pool.credits(a), [10, 10, 11]);
+        assert_eq!(pool.requests(a), [0, u64::MAX]);
+        assert_eq!(
+            (pool.credits(b), pool.requests(b)),
+            (&[20, 20, 20][..], &[0, 0][..])
+        );
+        assert_eq!(
+            (pool.free_at(a), pool.free_at(b), pool.wake_at(b)),
+            (0, 5, NEVER)
+        );
     }
 
     #[test]

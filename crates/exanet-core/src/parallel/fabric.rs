@@ -7,13 +7,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
-/// The meeting point of the workers of one run.
+use super::TransportError;
+
+/// The meeting point of the workers of one run. Only processes can fail to meet.
 pub trait Fabric<M, R>: Sync {
     fn parts(&self) -> usize;
     /// Sends `outgoing[w]` to every worker w; returns what the others sent worker `me`.
-    fn exchange(&self, me: usize, outgoing: Vec<M>) -> Vec<M>;
+    fn exchange(&self, me: usize, outgoing: Vec<M>) -> Result<Vec<M>, TransportError>;
     /// Every worker's report, in worker order.
-    fn gather(&self, me: usize, report: R) -> Vec<R>;
+    fn gather(&self, me: usize, report: R) -> Result<Vec<R>, TransportError>;
 }
 
 /// A single worker: nothing to exchange.
@@ -24,12 +26,12 @@ impl<M, R> Fabric<M, R> for Solo {
         1
     }
 
-    fn exchange(&self, _me: usize, _outgoing: Vec<M>) -> Vec<M> {
-        Vec::new()
+    fn exchange(&self, _me: usize, _outgoing: Vec<M>) -> Result<Vec<M>, TransportError> {
+        Ok(Vec::new())
     }
 
-    fn gather(&self, _me: usize, report: R) -> Vec<R> {
-        vec![report]
+    fn gather(&self, _me: usize, report: R) -> Result<Vec<R>, TransportError> {
+        Ok(vec![report])
     }
 }
 
@@ -82,25 +84,26 @@ impl<M: Send, R: Send + Clone> Fabric<M, R> for Threads<M, R> {
         self.parts
     }
 
-    fn exchange(&self, me: usize, outgoing: Vec<M>) -> Vec<M> {
+    fn exchange(&self, me: usize, outgoing: Vec<M>) -> Result<Vec<M>, TransportError> {
         for (to, message) in outgoing.into_iter().enumerate() {
             lock(&self.mail[me * self.parts + to]).push(message);
         }
         self.wait(me);
-        (0..self.parts)
+        Ok((0..self.parts)
             .flat_map(|from| std::mem::take(&mut *lock(&self.mail[from * self.parts + me])))
-            .collect()
+            .collect())
     }
 
-    fn gather(&self, me: usize, report: R) -> Vec<R> {
+    fn gather(&self, me: usize, report: R) -> Result<Vec<R>, TransportError> {
         *lock(&self.reports[me]) = Some(report);
         self.wait(me);
         // Nobody writes a report again before every worker has passed the next exchange's
         // barrier, which it reaches only after reading these.
-        self.reports
+        Ok(self
+            .reports
             .iter()
             .map(|r| lock(r).clone().expect("every worker reported"))
-            .collect()
+            .collect())
     }
 }
 
@@ -118,7 +121,7 @@ mod tests {
                     let fabric = &fabric;
                     s.spawn(move || {
                         let got = fabric.exchange(me, (0..3).map(|to| (me, to)).collect());
-                        (got, fabric.gather(me, me * 10))
+                        (got.unwrap(), fabric.gather(me, me * 10).unwrap())
                     })
                 })
                 .collect();

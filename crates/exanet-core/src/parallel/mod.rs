@@ -9,4 +9,4 @@ pub mod transport;
 pub use fabric::{Fabric, Solo, Threads};
 pub use partition::{partition, report, Partition, PartitionReport};
 pub use shared::SharedArray;
-pub use transport::{Loopback, Ranks, Transport};
+pub use transport::{Loopback, Ranks, Transport, TransportError};

@@ -14,6 +14,13 @@ use serde::Serialize;
 
 use super::Fabric;
 
+/// Why the processes of a run could not go on together: a collective operation failed, or a
+/// process sent what this one cannot read. The others may be waiting in a collective this one
+/// will never join, so a launcher's job should end on it (the command line aborts the job).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the processes of the run could not go on together: {0}")]
+pub struct TransportError(pub String);
+
 /// The processes of a distributed run, seen from one of them.
 pub trait Transport: Sync {
     /// This process's index, from 0.
@@ -22,17 +29,29 @@ pub trait Transport: Sync {
     fn size(&self) -> usize;
     /// Sends `outgoing[r]` to process r (every process calls it); returns what each process
     /// sent this one, in rank order.
-    fn alltoall(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>>;
+    fn alltoall(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, TransportError>;
     /// Every process's `mine`, in rank order (every process calls it).
-    fn allgather(&self, mine: Vec<u8>) -> Vec<Vec<u8>>;
+    fn allgather(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, TransportError>;
 }
 
 fn encode<T: Serialize>(value: &T) -> Vec<u8> {
     bincode::serialize(value).expect("simulation state encodes")
 }
 
-fn decode<T: DeserializeOwned>(bytes: &[u8]) -> T {
-    bincode::deserialize(bytes).expect("a process sent state this build decodes")
+/// What every process sent, decoded.
+fn decode_all<T: DeserializeOwned>(buffers: &[Vec<u8>]) -> Result<Vec<T>, TransportError> {
+    buffers
+        .iter()
+        .enumerate()
+        .map(|(from, bytes)| {
+            bincode::deserialize(bytes).map_err(|e| {
+                TransportError(format!(
+                    "process {from} sent state this process cannot decode ({e}): every process \
+                     must run the same exanet build"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// The fabric of a run over a [`Transport`]: one worker per process.
@@ -63,11 +82,11 @@ impl<'a> Ranks<'a> {
     }
 
     /// Every process's `mine`, in rank order.
-    pub fn share<T: Serialize + DeserializeOwned>(&self, mine: &T) -> Vec<T> {
-        self.timed(|| self.transport.allgather(encode(mine)))
-            .iter()
-            .map(|b| decode(b))
-            .collect()
+    pub fn share<T: Serialize + DeserializeOwned>(
+        &self,
+        mine: &T,
+    ) -> Result<Vec<T>, TransportError> {
+        decode_all(&self.timed(|| self.transport.allgather(encode(mine)))?)
     }
 }
 
@@ -80,15 +99,12 @@ where
         self.transport.size()
     }
 
-    fn exchange(&self, _me: usize, outgoing: Vec<M>) -> Vec<M> {
+    fn exchange(&self, _me: usize, outgoing: Vec<M>) -> Result<Vec<M>, TransportError> {
         let bytes = outgoing.iter().map(encode).collect();
-        self.timed(|| self.transport.alltoall(bytes))
-            .iter()
-            .map(|b| decode(b))
-            .collect()
+        decode_all(&self.timed(|| self.transport.alltoall(bytes))?)
     }
 
-    fn gather(&self, _me: usize, report: R) -> Vec<R> {
+    fn gather(&self, _me: usize, report: R) -> Result<Vec<R>, TransportError> {
         self.share(&report)
     }
 }
@@ -133,7 +149,7 @@ impl Transport for Loopback {
         self.world.size
     }
 
-    fn alltoall(&self, outgoing: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    fn alltoall(&self, outgoing: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, TransportError> {
         let w = &self.world;
         for (to, bytes) in outgoing.into_iter().enumerate() {
             *w.mail[self.rank * w.size + to]
@@ -148,10 +164,10 @@ impl Transport for Loopback {
             .collect();
         // Nobody writes the next round's mail before everyone has read this one's.
         w.barrier.wait();
-        incoming
+        Ok(incoming)
     }
 
-    fn allgather(&self, mine: Vec<u8>) -> Vec<Vec<u8>> {
+    fn allgather(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, TransportError> {
         self.alltoall(vec![mine; self.world.size])
     }
 }
@@ -175,8 +191,9 @@ mod tests {
                             &fabric,
                             t.rank(),
                             (0..3).map(|to| (me, to)).collect(),
-                        );
-                        (got, fabric.share(&format!("rank {me}")))
+                        )
+                        .unwrap();
+                        (got, fabric.share(&format!("rank {me}")).unwrap())
                     })
                 })
                 .collect();
