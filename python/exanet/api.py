@@ -47,7 +47,7 @@ def validate(config: ConfigSource) -> dict[str, Any]:
 
 def partition(config: ConfigSource, parts: int) -> dict[str, Any]:
     """How the parallel engine would split the network of `config` into `parts`: the method
-    (slabs, groups or bfs), routers_per_part, endpoints_per_part, cut_links and lookahead_ps
+    (slabs, blocks, groups or bfs), routers_per_part, endpoints_per_part, cut_links and lookahead_ps
     (the smallest latency of a cut link: the width of the synchronous windows; None when
     nothing is cut). Raises ConfigError."""
     config_json = json.dumps(load(config).to_core())

@@ -26,6 +26,21 @@ def test_torus_slabs_cut_one_dimension_and_its_latency_is_the_lookahead():
     assert exanet.partition(config, 1)["lookahead_ps"] is None
 
 
+def test_torus_blocks_cut_both_dimensions_past_the_longest_ring():
+    config = {
+        "topology": {"kind": "torus", "dims": [4, 4]},
+        "links": {"dim0": {"latency": "50ns"}, "dim1": {"latency": "10ns"}},
+        "traffic": {"load": 0.1},
+    }
+    split = exanet.partition(config, 8)
+    assert split["method"] == "blocks"
+    assert split["endpoints_per_part"] == [2] * 8
+    # 4 x 2 blocks: four boundaries across dim0 and two across dim1, each cutting 4 links; a
+    # dim1 link is cut now, so the window is its 10 ns.
+    assert split["cut_links"] == 4 * 4 + 2 * 4
+    assert split["lookahead_ps"] == 10_000
+
+
 def test_too_many_parts_name_the_threads_key():
     with pytest.raises(exanet.ConfigError) as error:
         exanet.partition(

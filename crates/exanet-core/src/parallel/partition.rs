@@ -3,6 +3,9 @@
 //! lookahead, the width of the synchronous windows.
 //!
 //! - `slabs`: tori and meshes, cut across their longest dimension (parts <= its length);
+//! - `blocks`: tori and meshes with more parts than their longest dimension has routers, cut
+//!   across several dimensions into a grid of equal blocks (each prime factor of the parts
+//!   cuts the dimension whose blocks are then longest);
 //! - `groups`: families with groups (dragonflies, Slim Fly, Fishnets, fat-tree pods), whole
 //!   groups per part, filled in group order to an equal share of endpoints;
 //! - `bfs`: any topology, routers in breadth-first order from router 0 cut into consecutive
@@ -53,13 +56,33 @@ pub fn partition(topology: &dyn Topology, parts: u32) -> Result<Partition, Confi
             .enumerate()
             .max_by_key(|&(d, &k)| (k, std::cmp::Reverse(d)))
             .expect("a torus has a dimension");
-        if parts <= k {
+        let cuts = if parts <= k {
+            let mut cuts = vec![1; torus.dims().len()];
+            cuts[dim] = parts;
+            Some(cuts)
+        } else {
+            grid(torus.dims(), parts)
+        };
+        if let Some(cuts) = cuts {
+            // Mixed radix over the dimensions: the block of coordinate x of dimension d is
+            // x * cuts[d] / k[d].
             let part_of = (0..routers)
-                .map(|r| (u64::from(torus.coord(r, dim)) * u64::from(parts) / u64::from(k)) as u32)
+                .map(|r| {
+                    torus
+                        .dims()
+                        .iter()
+                        .zip(&cuts)
+                        .enumerate()
+                        .fold(0, |part, (d, (&k, &c))| {
+                            part * c
+                                + (u64::from(torus.coord(r, d)) * u64::from(c) / u64::from(k))
+                                    as u32
+                        })
+                })
                 .collect();
             return Ok(Partition {
                 parts,
-                method: "slabs",
+                method: if parts <= k { "slabs" } else { "blocks" },
                 part_of,
             });
         }
@@ -84,6 +107,35 @@ pub fn partition(topology: &dyn Topology, parts: u32) -> Result<Partition, Confi
         method: "bfs",
         part_of: fill_in_order(topology, &order, parts, |r| r),
     })
+}
+
+/// How many blocks to cut each dimension of lengths `dims` into, `parts` in all: every prime
+/// factor of `parts`, largest first, cuts the dimension with the longest blocks that it still
+/// divides into blocks of one router or more. None if some factor fits nowhere.
+fn grid(dims: &[u32], parts: u32) -> Option<Vec<u32>> {
+    let mut factors = Vec::new();
+    let (mut rest, mut f) = (parts, 2);
+    while rest > 1 {
+        if rest % f == 0 {
+            factors.push(f);
+            rest /= f;
+        } else {
+            f += 1;
+        }
+    }
+    let mut cuts = vec![1u32; dims.len()];
+    for &f in factors.iter().rev() {
+        let d = (0..dims.len())
+            .filter(|&d| cuts[d] * f <= dims[d])
+            // Longest blocks first (k / cuts, compared without division), then lowest index.
+            .max_by(|&a, &b| {
+                (u64::from(dims[a]) * u64::from(cuts[b]))
+                    .cmp(&(u64::from(dims[b]) * u64::from(cuts[a])))
+                    .then(b.cmp(&a))
+            })?;
+        cuts[d] *= f;
+    }
+    Some(cuts)
 }
 
 /// Assigns routers in `order` to parts 0, 1, ... so that every part gets about an equal share
@@ -220,6 +272,30 @@ mod tests {
             let boundaries = if parts == 1 { 0 } else { u64::from(parts) };
             assert_eq!(r.cut_links, boundaries * 16, "{parts} parts");
             assert_eq!(r.lookahead_ps, (parts > 1).then_some(20_000));
+        }
+    }
+
+    #[test]
+    fn torus_blocks_cut_several_dimensions_when_parts_outnumber_the_longest() {
+        let t = build(r#"{"kind": "torus", "dims": [8, 4, 4], "concentration": 1}"#);
+        // 16 = 2 x 2 x 2 x 2: 8 -> 2 blocks, then 4 and 4 -> 2 each, then 8 -> 4 blocks.
+        assert_eq!(grid(&[8, 4, 4], 16), Some(vec![4, 2, 2]));
+        assert_eq!(grid(&[8, 4, 4], 128), Some(vec![8, 4, 4]));
+        // 3 x 3 x 2 x 2: uneven blocks where a factor does not divide a length.
+        assert_eq!(grid(&[9, 4, 4], 36), Some(vec![6, 3, 2]));
+        assert_eq!(grid(&[2, 2], 3), None);
+        for (parts, cuts) in [(16u32, [4u64, 2, 2]), (32, [8, 2, 2]), (128, [8, 4, 4])] {
+            let (p, r) = cut_and_balance(t.as_ref(), parts);
+            assert_eq!(p.method, "blocks");
+            assert!(r.endpoints_per_part.iter().all(|&e| e == 128 / parts));
+            // A ring cut into c > 1 blocks has c boundaries, each cutting the links of one
+            // plane across the other two dimensions (a ring of two blocks has two).
+            let plane = [16u64, 32, 32];
+            let links: u64 = (0..3)
+                .filter(|&d| cuts[d] > 1)
+                .map(|d| cuts[d] * plane[d])
+                .sum();
+            assert_eq!(r.cut_links, links, "{parts} parts");
         }
     }
 
