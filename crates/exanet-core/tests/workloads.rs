@@ -76,6 +76,41 @@ fn ping_pong_time_is_analytic_for_eager_and_rendezvous() {
     );
 }
 
+/// Issue 17: with `header_bytes = 0` a request-to-send and a clear-to-send are packets of 0
+/// bytes; they once made the router touch an output block it had already given back.
+#[test]
+fn bare_zero_byte_control_packets_cross_the_network_in_analytic_time() {
+    let mut pp = job("pingpong", 2, 65536);
+    pp["iterations"] = json!(2);
+    let out = run_ok(&jobs(json!([pp]), &[("nic.header_bytes", json!(0))]));
+    // 16 packets of 4096 B after an RTS and a CTS of 0 bytes, each one hop.
+    let rendezvous = 2 * one_way_ps(1, 1, 0) + one_way_ps(1, 16, 4096);
+    assert_eq!(
+        f64s(&out, "completion_ns")[0],
+        (2 * 2 * rendezvous) as f64 / 1000.0
+    );
+    // The issue's case: a ring allreduce of 1 MiB (rendezvous) on a 2-level fat-tree.
+    let fat_tree = json!({"kind": "fat_tree", "levels": 2, "radix": 16, "pods": 16,
+                          "taper": [1, 1]});
+    let mut j = job("allreduce", 16, 1 << 20);
+    j["algorithm"] = json!("ring");
+    let minimal = json!({"kind": "minimal", "selection": "adaptive", "escape": "none",
+                         "threshold": 0.5});
+    let out = run_ok(&jobs(
+        json!([j]),
+        &[
+            ("topology", fat_tree),
+            ("routing", minimal),
+            ("nic.header_bytes", json!(0)),
+        ],
+    ));
+    assert_eq!(
+        out.summary.get("delivery_checksum_ok"),
+        Some(&exanet_core::stats::Value::Bool(true))
+    );
+    assert!(f64s(&out, "completion_ns")[0] > 0.0);
+}
+
 #[test]
 fn every_collective_algorithm_moves_its_theoretical_messages_and_bytes() {
     let log2 = |n: u64| 63 - n.leading_zeros() as u64;

@@ -481,8 +481,11 @@ impl Network {
         self.stats.packet_hops += 1;
 
         // The buffer space is free once the tail has left; the credit then crosses the link.
+        // A bare packet of 0 bytes (no header, no payload) took no credit and returns none:
+        // its output may already be idle and have given its pool block back.
         let in_latency = self.port_link(in_index).latency_ps;
         match self.topology.peer(router, in_port) {
+            _ if bytes == 0 => {}
             Peer::Router {
                 router: up,
                 port: up_port,
