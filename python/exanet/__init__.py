@@ -10,6 +10,7 @@ from exanet.errors import (
     DeadlockError,
     DistributedError,
     ExanetError,
+    InternalError,
     ProgramStalledError,
 )
 from exanet.program import Program
@@ -29,6 +30,7 @@ __all__ = [
     "DeadlockError",
     "DistributedError",
     "ExanetError",
+    "InternalError",
     "Program",
     "ProgramStalledError",
     "Result",

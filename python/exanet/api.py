@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any
 
 from exanet import _core, distributed
 from exanet.config import Config, load
-from exanet.errors import ConfigError, DeadlockError, DistributedError, ProgramStalledError
+from exanet.errors import core_errors
 from exanet.program import Program
 from exanet.progress import ProgressDisplay
 from exanet.result import Result, table_to_dataframe
@@ -18,30 +17,13 @@ from exanet.result import Result, table_to_dataframe
 ConfigSource = Config | Mapping[str, Any] | str | os.PathLike[str]
 
 
-@contextmanager
-def _core_errors() -> Iterator[None]:
-    """Re-raise the core's exceptions as exanet's."""
-    try:
-        yield
-    except _core.ConfigError as exc:
-        key, value, expected = exc.args
-        raise ConfigError(key, value, expected) from None
-    except _core.DeadlockError as exc:
-        message, report = exc.args
-        raise DeadlockError(message, report) from None
-    except _core.StalledError as exc:
-        message, report = exc.args
-        raise ProgramStalledError(message, report) from None
-    except _core.TransportError as exc:
-        raise DistributedError(str(exc)) from None
-
-
 def validate(config: ConfigSource) -> dict[str, Any]:
     """Check a config against its topology without simulating; returns the structural summary
     (routers, endpoints, network_links, ports_per_router, link_classes, diameter_hops,
     average_distance_hops). Raises ConfigError."""
-    config_json = json.dumps(load(config).to_core())
-    with _core_errors():
+    core = load(config).to_core()
+    config_json = json.dumps(core)
+    with core_errors(core):
         return _core.validate(config_json)
 
 
@@ -50,8 +32,9 @@ def partition(config: ConfigSource, parts: int) -> dict[str, Any]:
     (slabs, blocks, groups or bfs), routers_per_part, endpoints_per_part, cut_links and lookahead_ps
     (the smallest latency of a cut link: the width of the synchronous windows; None when
     nothing is cut). Raises ConfigError."""
-    config_json = json.dumps(load(config).to_core())
-    with _core_errors():
+    core = load(config).to_core()
+    config_json = json.dumps(core)
+    with core_errors(core):
         return _core.partition(config_json, parts)
 
 
@@ -67,8 +50,9 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     when the processes of a run across processes cannot go on together.
     """
     config = load(config)
-    config_json = json.dumps(config.to_core())
-    with _core_errors():
+    core = config.to_core()
+    config_json = json.dumps(core)
+    with core_errors(core):
         _core.validate(config_json)
         comm = distributed.world()
         shown = progress if distributed.rank() == 0 else False
@@ -82,8 +66,9 @@ def job_program(config: ConfigSource, job: int = 0) -> Program:
     application expanded, a program or trace as given): a `Program` that `write_trace` can save.
     """
     config = load(config)
-    with _core_errors():
-        table = table_to_dataframe(_core.job_program(json.dumps(config.to_core()), job))
+    core = config.to_core()
+    with core_errors(core):
+        table = table_to_dataframe(_core.job_program(json.dumps(core), job))
     for name in ("op", "algorithm"):
         table[name] = table[name].astype(str)
     ranks = int(table["rank"].max()) + 1 if len(table) else 0
@@ -102,6 +87,7 @@ def check_routing(
     "cycle"}; `scope` says which channels the graph holds (every channel, or an escape
     sub-network's under Duato's condition); `cycle` lists channels {"router", "port", "vc",
     "name"}, each depending on the next. Raises ConfigError."""
-    config_json = json.dumps(load(config).to_core())
-    with _core_errors():
+    core = load(config).to_core()
+    config_json = json.dumps(core)
+    with core_errors(core):
         return _core.check_routing(config_json, sources, max_draws)

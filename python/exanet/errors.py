@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from exanet import _core
 
 _MAX_STUCK_CHANNELS_SHOWN = 20
 
@@ -82,6 +86,53 @@ class DistributedError(ExanetError):
     failed, a process sent state the others cannot read (another exanet build), or the
     processes were given different configs. Some processes may be waiting for the others, so
     the command line ends the whole MPI job on it."""
+
+
+class OutputError(ExanetError):
+    """Results could not be written to `path`: `reason` is the operating system's (ENOSPC
+    reads "disk full"). The writer removed what it had written, so nothing partial is left."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot write {path}: {reason}")
+
+    def __reduce__(self):
+        return type(self), (self.path, self.reason)
+
+
+class InternalError(ExanetError):
+    """A bug in exanet, not in the input: the core stopped where it never should (a Rust
+    panic). The message says what failed and where; `config` is the core JSON of the config
+    that triggered it (None when not known), which the command line writes to a bug report."""
+
+    def __init__(self, message: str, config: dict[str, Any] | None = None) -> None:
+        self.config = config
+        super().__init__(message)
+
+    def __reduce__(self):
+        return type(self), (str(self), self.config)
+
+
+@contextmanager
+def core_errors(config: dict[str, Any] | None = None) -> Iterator[None]:
+    """Re-raise the core's exceptions as exanet's; `config` (core JSON) goes with an
+    InternalError for its bug report."""
+    try:
+        yield
+    except _core.ConfigError as exc:
+        key, value, expected = exc.args
+        raise ConfigError(key, value, expected) from None
+    except _core.DeadlockError as exc:
+        message, report = exc.args
+        raise DeadlockError(message, report) from None
+    except _core.StalledError as exc:
+        message, report = exc.args
+        raise ProgramStalledError(message, report) from None
+    except _core.TransportError as exc:
+        raise DistributedError(str(exc)) from None
+    except _core.InternalError as exc:
+        raise InternalError(str(exc), config) from None
 
 
 def _format_channel(channel: dict[str, Any]) -> str:

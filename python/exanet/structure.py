@@ -25,7 +25,7 @@ from pydantic import Field, ValidationError
 from exanet import _core
 from exanet._validation import format_value, to_config_error
 from exanet.config import LinksConfig, _Section, read_config_toml
-from exanet.errors import ConfigError
+from exanet.errors import ConfigError, core_errors
 from exanet.topologies import (
     DEFAULT_LINK_CLASS,
     TOPOLOGY_DESCRIPTION,
@@ -118,14 +118,6 @@ class _StructureDocument(_Section):
     links: LinksConfig = Field(default_factory=LinksConfig)
 
 
-def _core_errors(call: Any, *args: Any) -> Any:
-    try:
-        return call(*args)
-    except _core.ConfigError as exc:
-        key, value, expected = exc.args
-        raise ConfigError(key, value, expected) from None
-
-
 @dataclass(frozen=True)
 class RouterGraph:
     """The router graph of a topology: links as (a, b, class index), the class names and, for
@@ -164,7 +156,8 @@ class TopologyInfo:
 
     def _describe_core(self, options: Mapping[str, Any]) -> dict[str, Any]:
         topology_json = json.dumps(self.to_core())
-        return _core_errors(_core.describe_topology, topology_json, json.dumps(dict(options)))
+        with core_errors():
+            return _core.describe_topology(topology_json, json.dumps(dict(options)))
 
     def describe(
         self,
