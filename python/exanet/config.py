@@ -49,6 +49,7 @@ from exanet.workloads import (
     TRAFFIC_DESCRIPTION,
     Traffic,
     resolve_traffic_paths,
+    traffic_to_core,
 )
 from exanet.workloads import SyntheticTraffic as SyntheticTraffic  # re-exported
 
@@ -522,14 +523,15 @@ class Config(_Section):
 
     def to_core(self) -> dict[str, Any]:
         """The config in core units, as the JSON document `exanet._core` takes."""
+        topology = self.topology.to_core()
         return {
             "seed": self.seed,
-            "topology": self.topology.to_core(),
+            "topology": topology,
             "routing": self.routing.to_core(),
             "router": self.router.to_core(),
             "links": self.links.to_core(),
             "nic": self.nic.to_core(self.links),
-            "traffic": self.traffic.to_core(),
+            "traffic": traffic_to_core(self.traffic, topology),
             "run": self.run.to_core(),
             "record": self.record.to_core(),
             "threads": self.threads,

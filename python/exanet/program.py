@@ -22,7 +22,7 @@ import importlib.util
 import inspect
 import operator
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from itertools import zip_longest
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -62,6 +62,20 @@ COLUMNS: dict[str, str] = {
 }
 """The exanet trace format: column name -> pandas dtype."""
 
+MAX_RANKS = 2**31 - 1
+"""Ranks of one job at most (rank is an int32 column)."""
+MAX_MESSAGE_BYTES = 2**40
+"""Bytes of one operation at most (a message, a collective's buffer): 1 TiB. The simulator moves
+about a GiB per second of wall time, so a larger message would run for hours; within this limit
+a job's byte counts stay far below the core's 64-bit counters."""
+MAX_JOB_TIME_PS = 10**18
+"""A job's start, and each rank's compute time added up, at most: 10^6 s (about 11.6 days), so
+the core's 64-bit picosecond clock (about 213 days) cannot overflow."""
+MAX_OPERATIONS_PER_JOB = 10**7
+"""Operations of one job at most (a generator that never ends is stopped here). On its way to
+the core an operation takes about 600 bytes of memory: 10^7 of them about 6 GB."""
+
+_INT32 = np.iinfo("int32")
 _SENDS = ("send", "isend")
 _RECVS = ("recv", "irecv")
 _ROOTED = ("bcast", "reduce")
@@ -81,28 +95,49 @@ class Op(NamedTuple):
 
 
 def _integer(value: Any, key: str) -> int:
+    """`value` as an int32 (the dtype of every integer column but bytes)."""
     try:
-        return operator.index(value)
+        number = operator.index(value)
     except TypeError:
         raise ConfigError(key, repr(value), "an integer") from None
+    if not _INT32.min <= number <= _INT32.max:
+        raise ConfigError(key, repr(value), f"an integer in {_INT32.min}..{_INT32.max}")
+    return number
 
 
 def _size(value: int | str, key: str) -> int:
     try:
-        return parse_size_bytes(value)
+        size = parse_size_bytes(value)
     except QuantityError as exc:
         raise ConfigError(key, repr(value), exc.expected) from None
+    if size > MAX_MESSAGE_BYTES:
+        raise ConfigError(key, repr(value), _MESSAGE_BYTES_EXPECTED)
+    return size
 
 
 def _duration_ns(value: float | str, key: str) -> float:
     if isinstance(value, str):
         try:
-            return parse_time_ps(value) / 1000
+            ps = parse_time_ps(value)
         except QuantityError as exc:
             raise ConfigError(key, repr(value), exc.expected) from None
+        if ps > MAX_JOB_TIME_PS:
+            raise ConfigError(key, repr(value), _COMPUTE_EXPECTED)
+        return ps / 1000
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
         raise ConfigError(key, repr(value), 'a duration >= 0: nanoseconds or a string like "1.5us"')
+    if value > MAX_JOB_TIME_PS // 1000:
+        raise ConfigError(key, repr(value), _COMPUTE_EXPECTED)
     return float(value)
+
+
+_MESSAGE_BYTES_EXPECTED = (
+    f"a size of at most {MAX_MESSAGE_BYTES} bytes (1TiB, exanet.program.MAX_MESSAGE_BYTES)"
+)
+_COMPUTE_EXPECTED = (
+    f"compute of at most {MAX_JOB_TIME_PS // 1000} ns (10^6 s) per rank in all "
+    "(exanet.program.MAX_JOB_TIME_PS)"
+)
 
 
 def compute(ns: float | str) -> Op:
@@ -213,51 +248,81 @@ class Program:
         return len(self.ops)
 
     @classmethod
-    def from_ops(cls, ops_by_rank: Sequence[Sequence[Op]], ranks: int) -> Program:
-        """A program from each rank's operations in order (seq = position)."""
-        rows = [
-            (rank, seq, *op)
-            for rank, rank_ops in enumerate(ops_by_rank)
-            for seq, op in enumerate(rank_ops)
-        ]
-        columns = zip(*rows, strict=True) if rows else [()] * len(COLUMNS)
-        frame = {
-            name: pd.Series(values, dtype=dtype)
-            for (name, dtype), values in zip(COLUMNS.items(), columns, strict=True)
-        }
-        return cls(pd.DataFrame(frame), ranks)
+    def from_ops(
+        cls,
+        ops_by_rank: Sequence[Sequence[Op]] | Mapping[int, Sequence[Op]],
+        ranks: int,
+        *,
+        key: str = "program",
+    ) -> Program:
+        """A program from each rank's operations in order (seq = position): a sequence indexed
+        by rank, or a mapping rank -> operations that leaves out the ranks without any."""
+        items = ops_by_rank.items() if isinstance(ops_by_rank, Mapping) else enumerate(ops_by_rank)
+        rank_column: list[int] = []
+        seq_column: list[int] = []
+        ops: list[Op] = []
+        for rank, rank_ops in items:
+            rank_column += [rank] * len(rank_ops)
+            seq_column += range(len(rank_ops))
+            ops += rank_ops
+        fields = zip(*ops, strict=True) if ops else [()] * len(Op._fields)
+        # object columns: a value that does not fit its dtype is named by _normalize
+        frame = pd.DataFrame(
+            {
+                "rank": pd.Series(rank_column, dtype=object),
+                "seq": pd.Series(seq_column, dtype=object),
+                **{
+                    name: pd.Series(values, dtype=object)
+                    for name, values in zip(Op._fields, fields, strict=True)
+                },
+            }
+        )
+        return cls(frame, ranks, key=key)
 
     @classmethod
     def from_generator(cls, fn: Callable[..., Iterator[Op]], ranks: int, **params: Any) -> Program:
         """Run `fn(rank, ranks, **params)`, a generator of operations, for every rank."""
-        size = _ranks(ranks, "program")
-        return cls.from_ops([_run_rank(fn, rank, size, params) for rank in range(size)], size)
+        return _generate(fn, ranks, params, "program")
 
     @classmethod
     def from_file(
-        cls, path: str | Path, ranks: int, params: dict[str, Any] | None = None
+        cls,
+        path: str | Path,
+        ranks: int,
+        params: dict[str, Any] | None = None,
+        *,
+        key: str = "program",
     ) -> Program:
-        """Run the generator `program(rank, size, **params)` defined in the Python file `path`."""
+        """Run the generator `program(rank, size, **params)` defined in the Python file `path`;
+        errors name `key` (e.g. `traffic.jobs[0].program`)."""
         path = Path(path)
+        try:
+            is_file = path.is_file()
+        except (OSError, ValueError) as exc:  # ValueError: a NUL character in the path
+            raise ConfigError(key, repr(str(path)), f"a readable Python file ({exc})") from None
+        if not is_file:
+            raise ConfigError(key, str(path), "a readable Python file (there is no such file)")
         name = f"exanet_user_program_{path.stem}"
         loader = importlib.machinery.SourceFileLoader(name, str(path))
         module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader))
         try:
             loader.exec_module(module)
+        except KeyboardInterrupt:
+            raise
         except OSError as exc:
-            raise ConfigError("program", str(path), f"a readable Python file ({exc})") from None
-        except Exception as exc:  # a syntax error or a failing import in the user's file
+            raise ConfigError(key, str(path), f"a readable Python file ({exc})") from None
+        except BaseException as exc:  # a syntax error, a failing import, an exit: not exanet's
             raise ConfigError(
-                "program", str(path), f"a Python file that loads ({type(exc).__name__}: {exc})"
+                key, str(path), f"a Python file that loads ({type(exc).__name__}: {exc})"
             ) from None
         program = getattr(module, "program", None)
         if not inspect.isgeneratorfunction(program):
             raise ConfigError(
-                "program",
+                key,
                 str(path),
                 "a Python file defining a generator function `def program(rank, size, **params)`",
             )
-        return cls.from_generator(program, ranks, **(params or {}))
+        return _generate(program, ranks, params or {}, key)
 
     def sorted(self) -> pd.DataFrame:
         """The operations ordered by (rank, seq), with a fresh index."""
@@ -275,22 +340,69 @@ class Program:
 
     def validate(self, key: str = "program") -> Program:
         """Check the program; raise ConfigError under `key` naming the first bad row."""
+        check_operation_count(len(self.ops), key, f"{len(self.ops)} rows")
         _validate(self.sorted(), self.ranks, key)
         return self
 
 
+def check_operation_count(count: int, key: str, where: str) -> None:
+    """Raise ConfigError under `key` if `count` operations are more than a job may have;
+    `where` says what holds them (a file, ranks)."""
+    if count > MAX_OPERATIONS_PER_JOB:
+        raise _too_many_operations(key, where)
+
+
+def _too_many_operations(key: str, where: str) -> ConfigError:
+    return ConfigError(
+        key,
+        f"{where}: more than {MAX_OPERATIONS_PER_JOB:,} operations",
+        f"at most {MAX_OPERATIONS_PER_JOB:,} operations in a job "
+        "(exanet.program.MAX_OPERATIONS_PER_JOB)",
+    )
+
+
 def _ranks(ranks: Any, key: str) -> int:
-    if isinstance(ranks, bool) or not isinstance(ranks, (int, np.integer)) or ranks < 1:
-        raise ConfigError(key, repr(ranks), "a number of ranks >= 1")
+    if (
+        isinstance(ranks, bool)
+        or not isinstance(ranks, (int, np.integer))
+        or not 1 <= ranks <= MAX_RANKS
+    ):
+        raise ConfigError(key, repr(ranks), f"a number of ranks in 1..{MAX_RANKS}")
     return int(ranks)
 
 
-def _run_rank(fn: Callable[..., Iterator[Op]], rank: int, size: int, params: dict) -> list[Op]:
-    generator = fn(rank, size, **params)
+def _generate(fn: Callable[..., Iterator[Op]], ranks: int, params: dict, key: str) -> Program:
+    """The program of the generator function `fn` on `ranks` ranks; errors name `key`."""
+    size = _ranks(ranks, key)
+    ops_by_rank = []
+    remaining = MAX_OPERATIONS_PER_JOB
+    for rank in range(size):
+        ops = _run_rank(fn, rank, size, params, key, remaining)
+        remaining -= len(ops)
+        ops_by_rank.append(ops)
+    return Program.from_ops(ops_by_rank, size, key=key)
+
+
+def _run_rank(
+    fn: Callable[..., Iterator[Op]], rank: int, size: int, params: dict, key: str, most: int
+) -> list[Op]:
+    """The operations `fn` yields on `rank`, at most `most` of them. The user's code runs
+    isolated: whatever it raises, exits included, becomes a ConfigError; Ctrl-C stays Ctrl-C."""
+    name = getattr(fn, "__name__", repr(fn))
+    try:
+        generator = fn(rank, size, **params)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # e.g. TypeError: a parameter the function does not take
+        raise ConfigError(
+            key,
+            f"{name}(rank={rank}, size={size}, **{params!r}): {type(exc).__name__}: {exc}",
+            "a generator function taking (rank, size) and the job's params as keyword arguments",
+        ) from None
     if not inspect.isgenerator(generator):
         raise ConfigError(
-            "program",
-            f"{getattr(fn, '__name__', fn)}(rank={rank}) returned {type(generator).__name__}",
+            key,
+            f"{name}(rank={rank}) returned {type(generator).__name__}",
             "a generator function (it yields operations: `yield send(1, '4KiB')`)",
         )
     ops: list[Op] = []
@@ -301,23 +413,44 @@ def _run_rank(fn: Callable[..., Iterator[Op]], rank: int, size: int, params: dic
             op = generator.send(reply)
         except StopIteration:
             return ops
-        except Exception as exc:  # the user's code failed: say where, not a traceback
+        except KeyboardInterrupt:
+            raise
+        except ConfigError as exc:  # an operation helper refused its arguments
             raise ConfigError(
-                "program",
+                key, f"rank {rank} operation {len(ops)}: {exc.key} = {exc.value}", exc.expected
+            ) from None
+        except BaseException as exc:  # the user's code failed or exited: say where, no traceback
+            raise ConfigError(
+                key,
                 f"rank {rank} after operation {len(ops)}: {type(exc).__name__}: {exc}",
-                "a program whose code runs without raising",
+                "a program whose code runs without raising or exiting",
             ) from None
         if not isinstance(op, Op):
+            _close(generator)
             raise ConfigError(
-                "program",
+                key,
                 f"rank {rank} yielded {op!r} as operation {len(ops)}",
                 "an operation built by an exanet.program helper (compute, send, recv, ...)",
             )
+        if len(ops) == most:
+            _close(generator)
+            raise _too_many_operations(key, f"ranks 0..{rank}")
         reply = None
         if op.op in ("isend", "irecv"):
             op = op._replace(request=requests)
             reply, requests = requests, requests + 1
         ops.append(op)
+
+
+def _close(generator: Generator) -> None:
+    """Stop a generator exanet gives up on; an error of its cleanup code would only hide the
+    reason exanet gave up."""
+    try:
+        generator.close()
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        pass
 
 
 def _normalize(frame: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -338,8 +471,14 @@ def _normalize(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     )
 
 
+# inferred kinds (pandas.api.types.infer_dtype) whose values may be numbers
+_NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "string", "mixed")
+
+
 def _coerce(column: pd.Series, name: str, dtype: str, key: str) -> pd.Series:
     values = column.reset_index(drop=True)
+    if isinstance(values.dtype, pd.CategoricalDtype):  # a Parquet dictionary column
+        values = values.astype(object)
     kind = pd.api.types.infer_dtype(values, skipna=False)
     if dtype == "str":
         missing = values.isna()
@@ -347,22 +486,23 @@ def _coerce(column: pd.Series, name: str, dtype: str, key: str) -> pd.Series:
             return values.astype("str")
         bad = next(i for i, v in enumerate(values) if missing[i] or not isinstance(v, str))
         raise _column_error(key, name, bad, values[bad], "a string")
-    numbers = None if kind == "boolean" else pd.to_numeric(values, errors="coerce")
+    if kind == "empty":
+        return values.astype(dtype)
+    if kind not in _NUMERIC_KINDS:
+        raise _column_error(key, name, 0, values[0], f"numbers (found {kind} values)")
+    numbers = pd.to_numeric(values, errors="coerce")
     if dtype == "float64":
-        bad_mask = values.isna() if numbers is None else ~np.isfinite(numbers.astype("float64"))
+        bad_mask = ~np.isfinite(numbers.astype("float64"))
         expected = "a finite number"
     else:
         info = np.iinfo(dtype)
-        bad_mask = (
-            values.isna()
-            if numbers is None
-            else ~(np.isfinite(numbers) & (numbers % 1 == 0))
-            | (numbers < info.min)
-            | (numbers > info.max)
+        # bounds as Python ints: exact against integer and float columns alike
+        bad_mask = ~(np.isfinite(numbers.astype("float64")) & (numbers % 1 == 0)) | ~(
+            (numbers >= int(info.min)) & (numbers < int(info.max) + 1)
         )
         expected = f"an integer that fits {dtype}"
-    if numbers is None or bad_mask.any():
-        bad = int(np.argmax(bad_mask.to_numpy())) if numbers is not None else 0
+    if bad_mask.any():
+        bad = int(np.argmax(bad_mask.to_numpy()))
         raise _column_error(key, name, bad, values[bad], expected)
     return numbers.astype(dtype)
 
@@ -395,7 +535,10 @@ def _validate(ops: pd.DataFrame, ranks: int, key: str) -> None:
     _first(ops, (rank < 0) | (rank > last), key, f"a rank in 0..{last} (the job has {ranks})")
     _first(ops, ops.duplicated(["rank", "seq"]), key, "a seq not used by another row of the rank")
     _first(ops, ops["bytes"] < 0, key, "a size (bytes) >= 0")
+    _first(ops, ops["bytes"] > MAX_MESSAGE_BYTES, key, _MESSAGE_BYTES_EXPECTED)
     _first(ops, ops["compute_ns"] < 0, key, "a compute duration (compute_ns) >= 0")
+    compute_so_far_ns = ops.groupby("rank")["compute_ns"].cumsum()
+    _first(ops, compute_so_far_ns > MAX_JOB_TIME_PS // 1000, key, _COMPUTE_EXPECTED)
     in_job = (peer >= 0) & (peer <= last)
     _first(ops, op.isin(_SENDS) & ~in_job, key, f"a destination rank (peer) in 0..{last}")
     _first(
@@ -446,7 +589,8 @@ def _validate_requests(ops: pd.DataFrame, key: str) -> None:
 def _validate_communicators(ops: pd.DataFrame, ranks: int, key: str) -> None:
     """Collectives run on communicators their rank declared, in the same order on every member,
     with a root inside the communicator."""
-    members = {0: set(range(ranks))}
+    # every rank as a range, not a set: a job may declare billions of ranks
+    members: dict[int, range | set[int]] = {0: range(ranks)}
     for k, group in ops[ops["op"] == "comm"].groupby("communicator"):
         members[int(k)] = set(group["rank"].tolist())
     collectives = ops[ops["op"].isin(COLLECTIVES)]
@@ -460,9 +604,13 @@ def _validate_communicators(ops: pd.DataFrame, ranks: int, key: str) -> None:
     for k, member_ranks in members.items():
         on_k = collectives[collectives["communicator"] == k]
         sequences = {r: names.tolist() for r, names in on_k.groupby("rank")["op"]}
-        first = min(member_ranks)
+        in_order = member_ranks if isinstance(member_ranks, range) else sorted(member_ranks)
+        first = in_order[0]
         reference = sequences.get(first, [])
-        for r in sorted(member_ranks):
+        # the members without collectives on k have the same (empty) sequence: the first of
+        # them stands for all
+        idle = next((r for r in in_order if r not in sequences), None)
+        for r in sorted(sequences.keys() | ({idle} if idle is not None else set())):
             names = sequences.get(r, [])
             if names == reference:
                 continue

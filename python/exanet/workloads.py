@@ -6,9 +6,10 @@ docs/workloads.md documents every key; the core runs the programs (crates/exanet
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -23,12 +24,17 @@ from pydantic import (
     model_validator,
 )
 
+from exanet import _core
 from exanet._types import PositiveTimePs, SizeBytes, TimePs, _Section
 from exanet._validation import FieldError
-from exanet.errors import ConfigError
+from exanet.errors import ConfigError, core_errors
+from exanet.program import MAX_JOB_TIME_PS, MAX_MESSAGE_BYTES, MAX_OPERATIONS_PER_JOB, MAX_RANKS
 from exanet.traffic_matrix import FORMATS as MATRIX_FORMATS
 from exanet.traffic_matrix import load_matrix
 from exanet.units import QuantityError, format_size_bytes, parse_size_bytes
+
+if TYPE_CHECKING:
+    from exanet.program import Program
 
 TrafficPattern = Literal[
     "uniform",
@@ -236,6 +242,14 @@ APP_ALGORITHMS = {
 }
 GRID_DIMENSIONS = {"halo2d": 2, "halo3d": 3, "milc": 4, "pf3d": 3, "qbox": 2}
 Placement = Literal["linear", "random_endpoints", "random_routers", "random_groups", "map"]
+#: Bounds of job keys the core holds in 32 and 64 bits, and of the time and work they ask for.
+_U32_MAX = 2**32 - 1
+JobRanks = Annotated[StrictInt, Field(ge=1, le=MAX_RANKS)]
+JobTimePs = Annotated[TimePs, Field(le=MAX_JOB_TIME_PS)]
+MessageBytes = Annotated[SizeBytes, Field(le=MAX_MESSAGE_BYTES)]
+#: A host overhead is paid per operation: at most this, a job's overheads stay within
+#: MAX_JOB_TIME_PS.
+MAX_OVERHEAD_PS = MAX_JOB_TIME_PS // MAX_OPERATIONS_PER_JOB
 
 
 class Job(_Section):
@@ -249,27 +263,25 @@ class Job(_Section):
     trace: StrictStr | None = Field(
         None, description="a trace: .parquet/.csv exanet trace, .goal, or a Chakra prefix"
     )
-    ranks: Annotated[StrictInt, Field(ge=1)] | None = Field(
-        None, description="ranks of the job (a trace gives its own)"
-    )
-    message: SizeBytes | None = Field(None, description="message size; the app's default")
-    iterations: Annotated[StrictInt, Field(ge=1)] = 1
-    compute: TimePs = Field("0ns", description="compute time before each iteration")
+    ranks: JobRanks | None = Field(None, description="ranks of the job (a trace gives its own)")
+    message: MessageBytes | None = Field(None, description="message size; the app's default")
+    iterations: Annotated[StrictInt, Field(ge=1, le=_U32_MAX)] = 1
+    compute: JobTimePs = Field("0ns", description="compute time before each iteration")
     algorithm: StrictStr | None = Field(None, description="the collective's algorithm")
-    grid: list[Annotated[StrictInt, Field(ge=1)]] | None = Field(
+    grid: list[JobRanks] | None = Field(
         None, description="process grid of halo2d/3d, milc, pf3d, qbox; a default shape"
     )
-    partners: Annotated[StrictInt, Field(ge=1)] | None = Field(
-        None, description="partners per rank (spread: 23, umesh: 9)"
+    partners: JobRanks | None = Field(
+        None, description="partners per rank (spread: 23, umesh: 9), at most ranks - 1"
     )
     params: dict[str, Any] = Field(
         default_factory=dict, description="keyword arguments of a Python program"
     )
     placement: Placement = "linear"
-    map: list[Annotated[StrictInt, Field(ge=0)]] | None = Field(
+    map: list[Annotated[StrictInt, Field(ge=0, le=_U32_MAX)]] | None = Field(
         None, description="rank i on endpoint map[i] (placement = map)"
     )
-    start: TimePs = Field("0ns", description="when the job starts")
+    start: JobTimePs = Field("0ns", description="when the job starts")
 
     @model_validator(mode="after")
     def _check(self) -> Job:
@@ -305,9 +317,27 @@ class Job(_Section):
                 raise FieldError("grid", f"{dims} dimensions for {self.app}")
         if self.partners is not None and self.app not in APP_DEFAULT_PARTNERS:
             raise FieldError("partners", "only for spread and umesh")
+        if self.app is not None:
+            self._check_app_size()
         return self
 
-    def to_core(self, index: int) -> dict[str, Any]:
+    def _check_app_size(self) -> None:
+        """What a built-in app asks of the core fits its bounds (the core checks the memory
+        its operations take)."""
+        if self.partners is not None and self.partners > self.ranks - 1:
+            raise FieldError(
+                "partners", f"at most ranks - 1 = {self.ranks - 1}: partners are other ranks"
+            )
+        if self.compute * self.iterations > MAX_JOB_TIME_PS:
+            raise FieldError(
+                "compute",
+                f"compute x iterations of at most {MAX_JOB_TIME_PS} ps (10^6 s) per rank "
+                f"(exanet.program.MAX_JOB_TIME_PS); {self.iterations} iterations",
+            )
+
+    def to_core(self, index: int, free_endpoints: int | None = None) -> dict[str, Any]:
+        """The job in core form; `free_endpoints`, when known, bounds its ranks before its
+        program is generated or checked."""
         core: dict[str, Any] = {
             "name": self.name or f"job{index}",
             "iterations": self.iterations,
@@ -320,10 +350,9 @@ class Job(_Section):
             "start_ps": self.start,
         }
         if self.app is not None:
+            self._check_placement(index, self.ranks, free_endpoints, "")
             message = self.message
             if message is None:
-                from exanet.units import parse_size_bytes
-
                 message = parse_size_bytes(APP_DEFAULT_MESSAGE[self.app])
             return {
                 **core,
@@ -332,31 +361,44 @@ class Job(_Section):
                 "message_bytes": message,
                 "algorithm": self.algorithm,
                 "grid": list(self.grid or []),
-                "partners": self.partners or APP_DEFAULT_PARTNERS.get(self.app, 0),
+                # the default, like an explicit value, is at most ranks - 1
+                "partners": self.partners
+                or min(APP_DEFAULT_PARTNERS.get(self.app, 0), self.ranks - 1),
             }
-        program = self.load_program(index)
+        program = self.load_program(index, free_endpoints)
         explicit = program.to_core()
         ops = explicit["ops"]
         ops["algorithm"] = [a or None for a in ops["algorithm"]]
         return {**core, "app": "program", "ranks": explicit["ranks"], "ops": ops}
 
-    def load_program(self, index: int) -> Any:
-        """The job's operations as a `Program` (a Python program or a trace), validated."""
+    def load_program(self, index: int, free_endpoints: int | None = None) -> Program:
+        """The job's operations as a `Program` (a Python program or a trace), validated; with
+        `free_endpoints`, a program is generated only if its ranks fit them."""
         from exanet.program import Program
         from exanet.traces import load_trace
 
         if self.program is not None:
             key = f"traffic.jobs[{index}].program"
-            try:
-                program = Program.from_file(self.program, self.ranks, self.params)
-            except ConfigError as exc:
-                raise ConfigError(key, exc.value, exc.expected) from None
+            self._check_placement(index, self.ranks, free_endpoints, "")
+            program = Program.from_file(self.program, self.ranks, self.params, key=key)
         elif self.trace is not None:
             key = f"traffic.jobs[{index}].trace"
             program = load_trace(self.trace, self.ranks, key=key)
+            self._check_placement(index, program.ranks, free_endpoints, f" of {self.trace}")
         else:
             raise ConfigError(f"traffic.jobs[{index}].app", "(none)", "an app, program or trace")
         return program.validate(key)
+
+    def _check_placement(
+        self, index: int, ranks: int, free_endpoints: int | None, whose: str
+    ) -> None:
+        """The core's placement check, made before any work that grows with the ranks."""
+        if free_endpoints is not None and ranks > free_endpoints:
+            raise ConfigError(
+                f"traffic.jobs[{index}].placement",
+                f'"{self.placement}" for the {ranks} ranks{whose}',
+                f"at most {max(free_endpoints, 0)} ranks: the endpoints not taken by earlier jobs",
+            )
 
 
 class JobsTraffic(_Section):
@@ -365,11 +407,13 @@ class JobsTraffic(_Section):
 
     kind: Literal["jobs"] = "jobs"
     jobs: list[Job] = Field(min_length=1, description="the jobs, each a [[traffic.jobs]] table")
-    eager_limit: SizeBytes = Field(
+    eager_limit: MessageBytes = Field(
         "16KiB", description="largest message sent eagerly; larger ones use rendezvous"
     )
-    send_overhead: TimePs = Field("0ns", description="host CPU time to post a send")
-    recv_overhead: TimePs = Field(
+    send_overhead: Annotated[TimePs, Field(le=MAX_OVERHEAD_PS)] = Field(
+        "0ns", description="host CPU time to post a send"
+    )
+    recv_overhead: Annotated[TimePs, Field(le=MAX_OVERHEAD_PS)] = Field(
         "0ns", description="host CPU time from a message's arrival to its receive completing"
     )
     alone: StrictBool = Field(
@@ -384,10 +428,16 @@ class JobsTraffic(_Section):
                 raise FieldError("jobs", f"distinct job names; {name!r} is used twice")
         return self
 
-    def to_core(self) -> dict[str, Any]:
+    def to_core(self, endpoints: int | None = None) -> dict[str, Any]:
+        """The jobs in core form; `endpoints`, the network's endpoint count when known, bounds
+        each job's ranks (by the endpoints earlier jobs left) before its program is made."""
+        jobs = []
+        for i, job in enumerate(self.jobs):
+            free = None if endpoints is None else endpoints - sum(j["ranks"] for j in jobs)
+            jobs.append(job.to_core(i, free))
         return {
             "kind": "jobs",
-            "jobs": [job.to_core(i) for i, job in enumerate(self.jobs)],
+            "jobs": jobs,
             "eager_limit_bytes": self.eager_limit,
             "send_overhead_ps": self.send_overhead,
             "recv_overhead_ps": self.recv_overhead,
@@ -399,6 +449,30 @@ Traffic = Annotated[SyntheticTraffic | BurstTraffic | JobsTraffic, Field(discrim
 TRAFFIC_DESCRIPTION = (
     "the workload; kind = synthetic (needs load), burst or jobs (docs/workloads.md)"
 )
+
+# describe_topology options that only count: no distances, paths or partitions
+_COUNT_ONLY = {
+    "exact_limit": 0,
+    "samples": 0,
+    "path_sources": 0,
+    "partition_limit": 0,
+    "restarts": 0,
+    "seed": 1,
+}
+
+
+def traffic_to_core(traffic: Traffic, topology_core: dict[str, Any]) -> dict[str, Any]:
+    """[traffic] in core form. Jobs that run a Python program or a trace are made here, in
+    Python: they learn the endpoints of the network (`topology_core`, the [topology] in core
+    form) first, so that a job the network cannot place is refused before its ranks are
+    generated or checked."""
+    if not isinstance(traffic, JobsTraffic):
+        return traffic.to_core()
+    if all(job.app is not None for job in traffic.jobs):
+        return traffic.to_core()  # the core checks where apps go; _check_app_size their size
+    with core_errors():
+        info = _core.describe_topology(json.dumps(topology_core), json.dumps(_COUNT_ONLY))
+    return traffic.to_core(info["endpoints"])
 
 
 def resolve_traffic_paths(traffic: Any, base_dir: str) -> Any:

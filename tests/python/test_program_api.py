@@ -1,6 +1,10 @@
+import sys
+import time
+
 import pandas as pd
 import pytest
 
+import exanet.program
 from exanet.errors import ConfigError
 from exanet.program import (
     COLUMNS,
@@ -100,6 +104,18 @@ def test_helpers_parse_units_and_defaults():
         (lambda: compute(-1), "compute.ns", "duration >= 0"),
         (lambda: compute("3 fortnights"), "compute.ns", "time unit"),
         (lambda: send(1.5, 8), "send.peer", "an integer"),
+        # beyond what the core takes: these were OverflowErrors or wrapped around
+        (lambda: send(2**40, 8), "send.peer", "-2147483648..2147483647"),
+        (lambda: send(1, 8, tag=2**31), "send.tag", "-2147483648..2147483647"),
+        (lambda: irecv(1, 2**64), "irecv.bytes", "at most 1099511627776 bytes"),
+        (lambda: allreduce("2TiB"), "allreduce.bytes", "at most 1099511627776 bytes"),
+        (lambda: wait(2**63), "wait.request", "-2147483648..2147483647"),
+        (lambda: comm(-(2**40)), "comm.k", "-2147483648..2147483647"),
+        (lambda: compute(1e19), "compute.ns", "at most 1000000000000000 ns"),
+        (lambda: compute(10**400), "compute.ns", "at most 1000000000000000 ns"),
+        (lambda: compute(float("inf")), "compute.ns", "at most 1000000000000000 ns"),
+        (lambda: compute(float("nan")), "compute.ns", "duration >= 0"),
+        (lambda: compute("1e30s"), "compute.ns", "at most 1000000000000000 ns"),
     ],
 )
 def test_helpers_refuse_bad_arguments(make, key, expected):
@@ -120,8 +136,76 @@ def test_generator_must_yield_operations():
         Program.from_generator(yields_text, 1)
     with pytest.raises(ConfigError, match="generator function"):
         Program.from_generator(not_a_generator, 1)
-    with pytest.raises(ConfigError, match="ranks >= 1"):
+    with pytest.raises(ConfigError, match=r"ranks in 1\.\.2147483647"):
         Program.from_generator(exchange, 0)
+
+
+def test_user_code_runs_isolated_and_its_failures_are_config_errors():
+    def takes_no_params(rank, size):
+        yield compute(1)
+
+    def exits(rank, size):
+        yield compute(1)
+        sys.exit(0)
+
+    def closes_itself(rank, size):
+        raise GeneratorExit
+        yield
+
+    def helper_refuses(rank, size):
+        yield send(2**40, 8)
+
+    def hand_built_op(rank, size):
+        yield Op("send", peer=2**40, bytes=8)
+
+    def refuses_to_stop(rank, size):
+        try:
+            yield "send"
+        finally:
+            sys.exit(3)  # its cleanup, run when exanet gives up on it, exits too
+
+    cases = [
+        (takes_no_params, {"x": 1}, "unexpected keyword argument 'x'"),
+        (exits, {}, "rank 0 after operation 1: SystemExit: 0"),
+        (closes_itself, {}, "GeneratorExit"),
+        (helper_refuses, {}, "rank 0 operation 0: send.peer = 1099511627776"),
+        (hand_built_op, {}, "column peer row 0: 1099511627776"),
+        (refuses_to_stop, {}, "rank 0 yielded 'send'"),
+    ]
+    for fn, params, value in cases:
+        with pytest.raises(ConfigError) as info:
+            Program.from_generator(fn, 2, **params)
+        assert info.value.key == "program"
+        assert value in info.value.value
+
+
+def test_ctrl_c_in_a_program_is_not_swallowed():
+    def interrupted(rank, size):
+        yield compute(1)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Program.from_generator(interrupted, 2)
+
+
+def test_a_generator_that_never_ends_stops_at_the_operation_limit(monkeypatch):
+    monkeypatch.setattr(exanet.program, "MAX_OPERATIONS_PER_JOB", 1000)
+
+    def endless(rank, size):
+        while True:
+            yield compute(1)
+
+    def a_few_each(rank, size):
+        for _ in range(400):
+            yield compute(1)
+
+    with pytest.raises(ConfigError) as info:
+        Program.from_generator(endless, 2)
+    assert info.value.value == "ranks 0..0: more than 1,000 operations"
+    assert "MAX_OPERATIONS_PER_JOB" in info.value.expected
+    assert len(Program.from_generator(a_few_each, 2)) == 800
+    with pytest.raises(ConfigError, match=r"ranks 0\.\.2: more than 1,000"):
+        Program.from_generator(a_few_each, 3)  # the limit is the job's, over its ranks
 
 
 def test_from_file_runs_program_with_params(tmp_path):
@@ -141,6 +225,14 @@ def test_from_file_runs_program_with_params(tmp_path):
         Program.from_file(tmp_path / "empty.py", 2)
     with pytest.raises(ConfigError, match="readable Python file"):
         Program.from_file(tmp_path / "missing.py", 2)
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(5)\n")
+    with pytest.raises(ConfigError, match=r"loads \(SystemExit: 5\)") as info:
+        Program.from_file(tmp_path / "exits.py", 2, key="traffic.jobs[3].program")
+    assert info.value.key == "traffic.jobs[3].program"
+    with pytest.raises(ConfigError, match="readable Python file"):
+        Program.from_file(tmp_path / "nul\0.py", 2)
+    with pytest.raises(ConfigError, match="readable Python file"):
+        Program.from_file(tmp_path / ("x" * 5000 + ".py"), 2)
 
 
 def test_to_core_sorts_by_rank_and_seq_and_drops_seq():
@@ -274,6 +366,34 @@ def test_wildcard_receives_skip_the_matching_check_and_communicators_validate():
     Program.from_generator(program, 4).validate()
 
 
+def test_sizes_and_times_beyond_the_cores_range_are_refused_naming_the_row():
+    huge = program_of(
+        [(0, 0, "send", {"peer": 1, "bytes": 2**40 + 1}), (1, 0, "recv", {"peer": 0})], 2
+    )
+    with pytest.raises(ConfigError, match="at most 1099511627776 bytes") as info:
+        huge.validate("traffic.jobs[0].trace")
+    assert info.value.key == "traffic.jobs[0].trace"
+    assert info.value.value.startswith("rank 0 seq 0 send")
+    # each compute fits, their sum on rank 1 does not: the core's clock would wrap
+    long = [(1, seq, "compute", {"compute_ns": 4e14}) for seq in range(3)]
+    with pytest.raises(ConfigError, match=r"at most 1000000000000000 ns \(10\^6 s\)") as info:
+        program_of([(0, 0, "compute", {"compute_ns": 9e14}), *long], 2).validate()
+    assert info.value.value == "rank 1 seq 2 compute"
+
+
+def test_validation_does_not_grow_with_the_declared_ranks():
+    billion = program_of([(0, 0, "compute", {"compute_ns": 1.0})], 10**9)
+    started = time.perf_counter()
+    billion.validate()
+    assert time.perf_counter() - started < 2.0  # it built a set of 10^9 ranks: minutes
+    # ranks without a collective still break one that others call on communicator 0
+    rows = [(r, 0, "barrier") for r in (0, 1, 5)]
+    with pytest.raises(ConfigError, match="rank 2 ends after 0 collectives"):
+        program_of(rows, 10**9).validate()
+    with pytest.raises(ConfigError, match=r"ranks in 1\.\.2147483647"):
+        program_of(rows, 2**31)
+
+
 def test_constructor_checks_columns_and_types():
     frame = program_of(PINGPONG, 2).ops
     with pytest.raises(ConfigError, match="missing: tag") as info:
@@ -288,7 +408,7 @@ def test_constructor_checks_columns_and_types():
         Program(frame.assign(bytes=[1.5, 8.0]), 2)
     with pytest.raises(ConfigError, match="column op row 1: nan"):
         Program(frame.assign(op=["send", None]), 2)
-    with pytest.raises(ConfigError, match="ranks >= 1"):
+    with pytest.raises(ConfigError, match=r"ranks in 1\.\.2147483647"):
         Program(frame, 0)
     as_text = Program(frame.astype(str).assign(algorithm=""), 2)
     pd.testing.assert_frame_equal(as_text.ops, frame)

@@ -4,6 +4,7 @@ keys, their errors, traces replayed, and the command line."""
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -111,6 +112,18 @@ def test_bursts_come_back_as_a_table():
         ({"app": "halo2d", "ranks": 4, "placement": "random_groups"}, "placement", "groups"),
         ({"app": "halo2d", "ranks": 4, "partners": 3}, "partners", "spread and umesh"),
         ({"app": "halo2d"}, "ranks", "number of ranks"),
+        # partners beyond the other ranks: the core drew 10^9 matchings, deaf to Ctrl-C
+        ({"app": "spread", "ranks": 8, "partners": 10**9}, "partners", "ranks - 1 = 7"),
+        ({"app": "umesh", "ranks": 8, "partners": 8}, "partners", "ranks - 1 = 7"),
+        # beyond what the core takes: each was an error on the key 'config'
+        ({"app": "bcast", "ranks": 2**31}, "ranks", "2147483647"),
+        ({"app": "bcast", "ranks": 2, "message": 2**64}, "message", "1099511627776"),
+        ({"app": "bcast", "ranks": 2, "iterations": 2**32}, "iterations", "4294967295"),
+        ({"app": "bcast", "ranks": 2, "start": "100000000s"}, "start", "10000000000"),
+        ({"app": "bcast", "ranks": 2, "map": [0, 2**32]}, "map", "4294967295"),
+        ({"app": "halo3d", "ranks": 8, "grid": [2**40, 1, 2]}, "grid", "2147483647"),
+        # each compute fits, their sum wrapped the core's clock around
+        ({"app": "bcast", "ranks": 2, "compute": "1000s", "iterations": 10**4}, "compute", "10^6"),
     ],
 )
 def test_bad_jobs_are_refused_naming_the_key(job, key, words):
@@ -172,6 +185,82 @@ def test_a_program_that_can_never_finish_names_the_rank_and_operation(tmp_path):
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "job stuck rank 1 at operation 1" in done.stderr
+
+
+def test_jobs_too_large_for_the_network_are_refused_before_their_program_is_made(tmp_path):
+    # the generator logs each rank it runs on: 10^7 of them took minutes, then the placement
+    # failed in the core
+    log = tmp_path / "ranks.log"
+    (tmp_path / "logs.py").write_text(
+        "from exanet.program import compute\n"
+        "def program(rank, size):\n"
+        f"    open({str(log)!r}, 'a').write(f'{{rank}}\\n')\n"
+        "    yield compute(1)\n"
+    )
+    program = {"program": str(tmp_path / "logs.py")}
+    with pytest.raises(ConfigError) as info:
+        exanet.simulate(jobs_config({**program, "ranks": 10**7}))
+    assert info.value.key == "traffic.jobs[0].placement"
+    assert "at most 16 ranks" in info.value.expected
+    assert not log.exists()
+    # the endpoints earlier jobs take count too
+    with pytest.raises(ConfigError, match="at most 6 ranks") as info:
+        exanet.simulate(jobs_config({"app": "allreduce", "ranks": 10}, {**program, "ranks": 8}))
+    assert info.value.key == "traffic.jobs[1].placement"
+    assert not log.exists()
+    # a trace declaring 10^8 ranks: its validation built a set of every rank
+    trace = tmp_path / "wide.csv"
+    trace.write_text(
+        "# exanet-trace ranks=100000000\n"
+        "rank,seq,op,peer,bytes,tag,compute_ns,communicator,request,algorithm\n"
+        "0,0,compute,-1,0,0,1.0,0,-1,\n"
+    )
+    started = time.perf_counter()
+    with pytest.raises(ConfigError, match=f"100000000 ranks of {trace}"):
+        exanet.simulate(jobs_config({"trace": str(trace)}))
+    assert time.perf_counter() - started < 5.0
+
+
+def test_a_message_too_large_to_simulate_is_refused_naming_the_file_and_line(tmp_path):
+    # 2^63 - 1 bytes: the core simulated it until killed
+    path = tmp_path / "huge.goal"
+    path.write_text(
+        "num_ranks 2\nrank 0 {\nsend 9223372036854775807b to 1\n}\n"
+        "rank 1 {\nrecv 9223372036854775807b from 0\n}\n"
+    )
+    with pytest.raises(ConfigError) as info:
+        exanet.simulate(jobs_config({"trace": str(path)}))
+    assert info.value.key == "traffic.jobs[0].trace"
+    assert info.value.value.startswith(f"{path} line 3: ")
+    assert "at most 1099511627776 bytes" in info.value.expected
+
+
+def test_a_program_that_exits_is_an_error_of_its_job(tmp_path):
+    # sys.exit(0) in a program made `exanet run` exit 0 with no output, and simulate raise
+    # SystemExit
+    (tmp_path / "exits.py").write_text(
+        "import sys\nfrom exanet.program import compute\n"
+        "def program(rank, size):\n    yield compute(1)\n    sys.exit(0)\n"
+    )
+    config = jobs_config({"program": str(tmp_path / "exits.py"), "ranks": 2})
+    with pytest.raises(ConfigError) as info:
+        exanet.simulate(config)
+    assert info.value.key == "traffic.jobs[0].program"
+    assert "rank 0 after operation 1: SystemExit: 0" in info.value.value
+    (tmp_path / "exits.toml").write_text(
+        '[topology]\nkind = "torus"\ndims = [4, 4]\n[traffic]\nkind = "jobs"\n'
+        '[[traffic.jobs]]\nprogram = "exits.py"\nranks = 2\nparams = {unexpected = 1}\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "exanet", "run", "exits.toml", "--output", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "traffic.jobs[0].program" in done.stderr
+    assert "unexpected keyword argument 'unexpected'" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_failing_python_program_is_a_config_error(tmp_path):
