@@ -316,6 +316,28 @@ def test_a_scorep_like_trace_maps_calls_requests_collectives_and_communicators(t
             "rank 2 of split",
             "a rank in 0..1",
         ),
+        # beyond what the core takes: an OverflowError, a message simulated until killed, a
+        # compute time that wrapped the core's clock around
+        (
+            lambda comms, region: [E.MpiSend(10, 1, comms["world"], 2**31, 8)],
+            "MpiSend at 0 ns: tag 2147483648",
+            "a tag in 0..2147483647",
+        ),
+        (
+            lambda comms, region: [E.MpiSend(10, 1, comms["world"], 0, 2**63)],
+            "MpiSend at 0 ns: 9223372036854775808 bytes",
+            "at most 1099511627776 bytes",
+        ),
+        (
+            lambda comms, region: collective_end(10, "BCAST", comms["world"], 0, 0, 2**41),
+            "MpiCollectiveEnd at 0 ns: 2199023255552 bytes",
+            "at most 1099511627776 bytes",
+        ),
+        (
+            lambda comms, region: [E.Enter(0, region("main")), E.Leave(10**16, region("main"))],
+            "compute of 1e+16 ns",
+            "at most 1000000000000000 ns",
+        ),
     ],
 )
 def test_what_exanet_cannot_read_is_refused_naming_the_key_and_event(

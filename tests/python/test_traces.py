@@ -1,12 +1,16 @@
 import gzip
 import struct
+import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import exanet
+import exanet.traces.chakra
+import exanet.traces.exanet_format
 from exanet.errors import ConfigError
 from exanet.program import (
     Program,
@@ -98,24 +102,33 @@ def write_csv(
         ({"rows": ["0,0,compute,-1,0,0,five,0,-1,"]}, "column compute_ns row 0: 'five'", "number"),
         ({"rows": ["0,0,send,1,8,0,0,0,-1,", "1,0,recv,0,x,0,0,0,-1,"]}, "bytes row 1", "int"),
         ({"rows": ["0,0,fetch,-1,0,0,0,0,-1,"]}, "column op row 0: 'fetch'", "an op among"),
+        # numbers beyond what the core takes: these were ValueErrors or hangs
+        ({"header": "# exanet-trace ranks=" + "9" * 500}, "ranks of 500 digits", "1..2147483647"),
+        ({"header": "# exanet-trace ranks=" + "9" * 5000}, "more than 1024 characters", "ranks=N"),
+        ({"header": "# exanet-trace ranks=2147483648"}, "2147483648", "1..2147483647"),
+        ({"rows": ["0,0,send,1,99999999999999999999,0,0,0,-1,"]}, "bytes row 0", "fits int64"),
+        ({"rows": ["0,0,send,9223372036854775808,8,0,0,0,-1,"]}, "peer row 0", "fits int32"),
+        ({"rows": ["0,0,compute,-1,0,0,1e400,0,-1,"]}, "compute_ns row 0", "a finite number"),
     ],
 )
-def test_csv_errors_name_file_and_column(tmp_path, kwargs, value, expected):
+def test_csv_errors_name_the_key_file_and_column(tmp_path, kwargs, value, expected):
     path = write_csv(tmp_path / "bad.csv", **kwargs)
     with pytest.raises(ConfigError) as info:
-        read_trace(path)
-    assert info.value.key == str(path)
+        read_trace(path, key="traffic.jobs[2].trace")
+    assert info.value.key == "traffic.jobs[2].trace"
+    assert info.value.value.startswith(f"{path}: ")
     assert value in info.value.value
     assert expected in info.value.expected
 
 
-def test_parquet_errors_name_file_and_column(tmp_path):
+def test_parquet_errors_name_the_key_file_and_column(tmp_path):
     frame = Program.from_generator(pingpong, 2).sorted()
     path = tmp_path / "plain.parquet"
     frame.to_parquet(path)
     with pytest.raises(ConfigError, match=r"no exanet\.ranks") as info:
         read_trace(path)
-    assert info.value.key == str(path)
+    assert info.value.key == "trace"
+    assert info.value.value.startswith(str(path))
     program = Program(frame, 2)
     program.ops["peer"] = program.ops["peer"].astype(str).replace("1", "one")
     write_trace(program, path)
@@ -123,6 +136,52 @@ def test_parquet_errors_name_file_and_column(tmp_path):
         read_trace(path)
     with pytest.raises(ConfigError, match="readable exanet trace"):
         read_trace(tmp_path / "missing.parquet")
+
+
+def test_parquet_dictionary_columns_read_like_plain_ones(tmp_path):
+    # pandas writes categorical columns as Parquet dictionaries; this was a StopIteration
+    program = Program.from_generator(pingpong, 2)
+    frame = program.sorted().astype({"op": "category", "algorithm": "category", "tag": "category"})
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    path = tmp_path / "dictionary.parquet"
+    pq.write_table(table.replace_schema_metadata({b"exanet.ranks": b"2"}), path)
+    assert read_trace(path).to_core() == program.to_core()
+
+
+@pytest.mark.parametrize(
+    ("metadata", "value"),
+    [
+        ({b"exanet.ranks": b"9" * 100_000}, "ranks of 100000 digits"),  # was a ValueError
+        ({b"exanet.ranks": b"\xff\xfe"}, "no exanet.ranks (a whole number)"),
+        ({}, "no exanet.ranks (a whole number)"),
+    ],
+)
+def test_parquet_rank_counts_the_core_cannot_take_are_refused(tmp_path, metadata, value):
+    table = pa.Table.from_pandas(Program.from_generator(pingpong, 2).sorted())
+    path = tmp_path / "t.parquet"
+    pq.write_table(table.replace_schema_metadata(metadata), path)
+    with pytest.raises(ConfigError) as info:
+        read_trace(path, key="traffic.jobs[0].trace")
+    assert info.value.key == "traffic.jobs[0].trace"
+    assert value in info.value.value
+
+
+def test_traces_with_more_rows_than_a_job_may_have_are_refused_before_reading(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(exanet.program, "MAX_OPERATIONS_PER_JOB", 100)
+    monkeypatch.setattr(exanet.traces.exanet_format, "MAX_OPERATIONS_PER_JOB", 100)
+    # 10^6 identical rows: a few KiB of Parquet, and 10^6 rows once read
+    frame = Program.from_generator(pingpong, 2).sorted().iloc[[0] * 10**6]
+    path = tmp_path / "many.parquet"
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    pq.write_table(table.replace_schema_metadata({b"exanet.ranks": b"2"}), path)
+    with pytest.raises(ConfigError, match="1000000 rows") as info:
+        read_trace(path)
+    assert "at most 100 operations" in info.value.expected
+    rows = ["0,0,compute,-1,0,0,5.0,0,-1,"] * 101
+    with pytest.raises(ConfigError, match="more than 100 operations"):
+        read_trace(write_csv(tmp_path / "many.csv", rows=rows))
 
 
 GOAL = """\
@@ -198,14 +257,24 @@ def test_goal_sample_halo():
         ("num_ranks 2\nrank 0 {\nl1: calc 5\nl1: calc 6\n}\n", 4, "l1: calc 6", "a label not"),
         ("num_ranks 2\nrank 0 {\nl1: calc 5\nl1 requires l9\n}\n", 4, "l9", "labels defined"),
         ("num_ranks 2\nsend 8b to 1\n", 2, '"send 8b to 1"', '"rank <R> {"'),
+        # numbers beyond what the core takes: these were OverflowErrors or ValueErrors
+        ("num_ranks 2147483648\n", 1, "num_ranks 2147483648", "1..2147483647"),
+        ("num_ranks " + "9" * 5000 + "\n", 1, "num_ranks 999", "1..2147483647"),
+        ("num_ranks 2\nrank " + "9" * 5000 + " {\n", 2, "rank 999", "a rank in 0..1"),
+        ("num_ranks 2\nrank 0 {\nsend 1099511627777b to 1\n}\n", 3, "send", "1099511627776"),
+        ("num_ranks 2\nrank 0 {\nsend 8b to 1 tag 2147483648\n}\n", 3, "tag", "0..2147483647"),
+        ("num_ranks 2\nrank 0 {\nrecv 8b from 99999999999\n}\n", 3, "from", "0..1 or -1"),
+        ("num_ranks 2\nrank 0 {\ncalc 99999999999999999999\n}\n", 3, "calc", "at most"),
+        ("num_ranks 2\n/* open\n\nrank 0 {\n", 2, "/*", 'a "*/" closing the comment'),
     ],
 )
-def test_goal_parse_errors_name_file_and_line(tmp_path, text, line, value, expected):
+def test_goal_parse_errors_name_the_key_file_and_line(tmp_path, text, line, value, expected):
     path = tmp_path / "bad.goal"
     path.write_text(text)
     with pytest.raises(ConfigError) as info:
-        read_goal(path)
-    assert info.value.key == f"{path} line {line}"
+        read_goal(path, key="traffic.jobs[0].trace")
+    assert info.value.key == "traffic.jobs[0].trace"
+    assert info.value.value.startswith(f"{path} line {line}: ")
     assert value in info.value.value
     assert expected in info.value.expected
 
@@ -218,7 +287,24 @@ def test_goal_structure_errors(tmp_path):
     path.write_text("num_ranks 1\nrank 0 {\na: calc 1\nb: calc 2\na requires b\nb requires a\n}\n")
     with pytest.raises(ConfigError, match="without a cycle") as info:
         read_goal(path)
-    assert info.value.key == f"{path} rank 0"
+    assert info.value.key == "trace"
+    assert info.value.value.startswith(f"{path} rank 0: ")
+
+
+def test_goal_reading_takes_time_in_proportion_to_the_file(tmp_path):
+    # unclosed comments: a regular expression rescanned the rest of the file at each "/*"
+    path = tmp_path / "comments.goal"
+    path.write_text("num_ranks 1\n" + "/*" * 100_000)
+    started = time.perf_counter()
+    with pytest.raises(ConfigError, match='a "\\*/" closing the comment'):
+        read_goal(path)
+    assert time.perf_counter() - started < 1.0
+    # a billion ranks declared, one used: no per-rank list
+    path.write_text("num_ranks 1000000000\nrank 0 {\ncalc 5\n}\n")
+    started = time.perf_counter()
+    program = read_goal(path).validate()
+    assert (program.ranks, len(program)) == (10**9, 1)
+    assert time.perf_counter() - started < 2.0
 
 
 def collectives_and_messages(rank, size):
@@ -381,15 +467,70 @@ def test_chakra_files_to_program(tmp_path):
         (message(b"\x08\x06", b"\x18\x05"), "node 6 ('', COMM_SEND_NODE)", "attribute comm_dst"),
         (message(b"\x08\x06", b"\x18\x04", b"\x28\x09"), "depends on 9", "ids of nodes"),
         (message(b"\x08\x06", b"\x18\x04")[:-1], "unreadable", "runs past the end"),
+        # attributes beyond what the core takes: these were OverflowErrors
+        (
+            message(
+                b"\x08\x06\x18\x05",
+                attribute("comm_dst", INT64, varint(2**40)),
+                attribute("comm_size", INT64, b"\x08"),
+            ),
+            "comm_dst = 1099511627776",
+            "comm_dst in 0..0",
+        ),
+        (
+            message(
+                b"\x08\x06\x18\x05",
+                attribute("comm_dst", INT64, b"\x00"),
+                attribute("comm_size", UINT64, varint(2**63)),
+            ),
+            "comm_size = 9223372036854775808",
+            "comm_size in 0..1099511627776",
+        ),
+        (
+            message(
+                b"\x08\x06\x18\x06",
+                attribute("comm_src", INT64, b"\x00"),
+                attribute("comm_size", INT64, b"\x08"),
+                attribute("comm_tag", INT64, varint(2**31)),
+            ),
+            "comm_tag = 2147483648",
+            "comm_tag in 0..2147483647",
+        ),
+        (message(b"\x08\x06\x18\x04\x38" + varint(2**62)), "duration_micros", "10^6 s"),
     ],
 )
 def test_chakra_errors_name_the_node(tmp_path, node, value, expected):
     (tmp_path / "bad.0.et").write_bytes(METADATA + node)
     with pytest.raises(ConfigError) as info:
-        read_chakra(tmp_path / "bad")
-    assert info.value.key == str(tmp_path / "bad.0.et")
+        read_chakra(tmp_path / "bad", key="traffic.jobs[0].trace")
+    assert info.value.key == "traffic.jobs[0].trace"
+    assert info.value.value.startswith(f"{tmp_path / 'bad.0.et'}: ")
     assert value in info.value.value
     assert expected in info.value.expected
+
+
+def test_chakra_gzip_bombs_and_damaged_gzip_data_are_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(exanet.traces.chakra, "MAX_FILE_BYTES", 2**20)
+    rank0 = hand_built_rank0()
+    (tmp_path / "t.0.et").write_bytes(gzip.compress(rank0 + b"\x00" * 2**20))
+    with pytest.raises(ConfigError, match=r"decompresses to more than 1048576 bytes"):
+        read_chakra(tmp_path / "t")
+    (tmp_path / "t.0.et").write_bytes(b"\x00" * (2**20 + 1))
+    with pytest.raises(ConfigError, match=r"has more than 1048576 bytes"):
+        read_chakra(tmp_path / "t")
+    # damaged gzip data: these were zlib.error and EOFError
+    for damaged, expected in [
+        (gzip.compress(rank0)[:-12], "the gzip data ends early"),
+        # a reserved deflate block type right after the 10-byte gzip header
+        (gzip.compress(rank0)[:10] + b"\xff" + gzip.compress(rank0)[11:], "damaged gzip data"),
+        (gzip.compress(rank0) + b"trailing", "bytes after the gzip data"),
+    ]:
+        (tmp_path / "t.0.et").write_bytes(damaged)
+        with pytest.raises(ConfigError, match=expected):
+            read_chakra(tmp_path / "t")
+    # gzip members one after the other decompress as one stream
+    (tmp_path / "t.0.et").write_bytes(gzip.compress(rank0[:40]) + gzip.compress(rank0[40:]))
+    assert decode_chakra((tmp_path / "t.0.et").read_bytes()) == decode_chakra(rank0)
 
 
 def test_write_chakra_refuses_what_chakra_cannot_say(tmp_path):

@@ -39,18 +39,26 @@ FORMATS = (
 
 def load_trace(path: str | Path, ranks: int | None = None, *, key: str = "trace") -> Program:
     """Read the trace at `path`, choosing the reader by its name; `ranks`, if given, must match
-    the trace's rank count. The program is not validated: call `validate(key)` on it."""
+    the trace's rank count. Errors name `key` (e.g. `traffic.jobs[0].trace`) and give the file
+    in their value. The program is not validated: call `validate(key)` on it."""
     path = Path(path)
     if path.suffix in (".parquet", ".csv"):
-        program = read_trace(path)
+        program = read_trace(path, key=key)
     elif path.suffix == ".goal":
-        program = read_goal(path)
+        program = read_goal(path, key=key)
     elif path.suffix == ".otf2":
         program = read_otf2(path, ranks, key=key)
-    elif path.suffix == ".et" or Path(f"{path}.0.et").is_file():
-        program = read_chakra(path, ranks)
+    elif path.suffix == ".et" or _is_file(Path(f"{path}.0.et"), key):
+        program = read_chakra(path, ranks, key=key)
     else:
         raise ConfigError(key, str(path), FORMATS)
     if ranks is not None and program.ranks != ranks:
         raise ConfigError(key, f"{path} ({program.ranks} ranks)", f"a trace of {ranks} ranks")
     return program
+
+
+def _is_file(path: Path, key: str) -> bool:
+    try:
+        return path.is_file()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL character
+        raise ConfigError(key, repr(str(path)), f"a readable trace file ({exc})") from None

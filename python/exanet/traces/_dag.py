@@ -28,8 +28,9 @@ class DagNode:
     irequires: list[int] = field(default_factory=list)
 
 
-def sequentialize(nodes: list[DagNode], key: str) -> list[Op]:
-    """The operations of `nodes` (indices in file order) as one rank's sequential program."""
+def sequentialize(nodes: list[DagNode], key: str, where: str) -> list[Op]:
+    """The operations of `nodes` (indices in file order) as one rank's sequential program;
+    errors name `key` and, in their value, `where` the nodes come from (a file and rank)."""
     children: list[list[int]] = [[] for _ in nodes]
     unmet = [0] * len(nodes)
     for i, node in enumerate(nodes):
@@ -83,7 +84,9 @@ def sequentialize(nodes: list[DagNode], key: str) -> list[Op]:
     if not all(done):
         stuck = next(str(node.label) for node, done_ in zip(nodes, done, strict=True) if not done_)
         raise ConfigError(
-            key, stuck, "dependencies without a cycle: this operation is on, or after, a cycle"
+            key,
+            f"{where}: {stuck}",
+            "dependencies without a cycle: this operation is on, or after, a cycle",
         )
     if outstanding:
         program.append(waitall())

@@ -15,10 +15,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from exanet.errors import ConfigError
-from exanet.program import COLUMNS, OPS, Program
+from exanet.program import (
+    COLUMNS,
+    MAX_OPERATIONS_PER_JOB,
+    MAX_RANKS,
+    OPS,
+    Program,
+    check_operation_count,
+)
 
 RANKS_METADATA_KEY = b"exanet.ranks"
 _CSV_HEADER = re.compile(r"#\s*exanet-trace\s+ranks=(?P<ranks>\d+)\s*")
+_RANKS_DIGITS = len(str(MAX_RANKS))
+_MAX_HEADER_CHARS = 1024
+# Bytes of a Parquet file's columns, uncompressed, at most: 64 per operation of a full job
+_MAX_PARQUET_BYTES = 64 * MAX_OPERATIONS_PER_JOB
+_STRING_COLUMNS = [name for name, dtype in COLUMNS.items() if dtype == "str"]
 
 
 def write_trace(program: Program, path: str | Path) -> None:
@@ -40,47 +52,101 @@ def write_trace(program: Program, path: str | Path) -> None:
         raise ConfigError("trace", str(path), "a file name ending in .parquet or .csv")
 
 
-def read_trace(path: str | Path) -> Program:
-    """Read a .parquet or .csv exanet trace (not validated: call `validate` on the result)."""
+def read_trace(path: str | Path, *, key: str = "trace") -> Program:
+    """Read a .parquet or .csv exanet trace (not validated: call `validate` on the result).
+    Errors name `key` (e.g. `traffic.jobs[0].trace`) and give the file in their value."""
     path = Path(path)
-    key = str(path)
+    if path.suffix not in (".parquet", ".csv"):
+        raise ConfigError(key, str(path), "a file name ending in .parquet or .csv")
     try:
-        if path.suffix == ".parquet":
-            table = pq.read_table(path)
-            ranks_text = (table.schema.metadata or {}).get(RANKS_METADATA_KEY, b"").decode()
-            if not ranks_text.isdigit():
-                raise ConfigError(key, "no exanet.ranks in the Parquet metadata", _RANKS_EXPECTED)
-            return _checked(Program(table.to_pandas(), int(ranks_text), key=key), key)
-        if path.suffix == ".csv":
-            with path.open(newline="") as file:
-                first_line = file.readline().rstrip("\r\n")
-                header = _CSV_HEADER.fullmatch(first_line)
-                if header is None:
-                    raise ConfigError(key, f"first line {first_line!r}", _RANKS_EXPECTED)
-                frame = pd.read_csv(file, dtype=str, keep_default_na=False)
-            return _checked(Program(frame, int(header["ranks"]), key=key), key)
-    except (
-        OSError,
-        pa.ArrowException,
-        pd.errors.ParserError,
-        pd.errors.EmptyDataError,
-        UnicodeDecodeError,
-    ) as exc:
-        raise ConfigError(key, "unreadable", f"a readable exanet trace file ({exc})") from None
-    raise ConfigError("trace", key, "a file name ending in .parquet or .csv")
-
-
-def _checked(program: Program, key: str) -> Program:
-    """`program`, if every op is known (the rest is checked by `Program.validate`)."""
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is not a file")
+        frame, ranks_text = _read_parquet(path) if path.suffix == ".parquet" else _read_csv(path)
+    # ValueError: pandas' parse errors, undecodable text, a NUL character in the path
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise ConfigError(key, str(path), f"a readable exanet trace file ({exc})") from None
+    except _Refused as exc:
+        raise ConfigError(key, f"{path}: {exc.value}", exc.expected) from None
+    if ranks_text is None:
+        raise ConfigError(
+            key,
+            f"{path}: no exanet.ranks (a whole number) in the Parquet metadata",
+            _RANKS_EXPECTED,
+        )
+    if len(ranks_text) > _RANKS_DIGITS:
+        raise ConfigError(key, f"{path}: ranks of {len(ranks_text)} digits", _RANKS_EXPECTED)
+    check_operation_count(len(frame), key, f"{path} ({len(frame)} rows)")
+    try:
+        program = Program(frame, int(ranks_text), key=key)
+    except ConfigError as exc:
+        raise ConfigError(key, f"{path}: {exc.value}", exc.expected) from None
     unknown = ~program.ops["op"].isin(OPS)
     if unknown.any():
         row = int(unknown.to_numpy().argmax())
         op = program.ops["op"].iloc[row]
-        raise ConfigError(key, f"column op row {row}: {op!r}", f"an op among {', '.join(OPS)}")
+        raise ConfigError(
+            key, f"{path}: column op row {row}: {op!r}", f"an op among {', '.join(OPS)}"
+        )
     return program
+
+
+class _Refused(Exception):
+    """A trace file that is readable but is no exanet trace (before it is read in full)."""
+
+    def __init__(self, value: str, expected: str) -> None:
+        self.value, self.expected = value, expected
+
+
+def _read_parquet(path: Path) -> tuple[pd.DataFrame, str | None]:
+    """The operations and the rank count (text) of a Parquet trace. Its footer is checked
+    before the columns are read: a small file can declare billions of rows."""
+    with pq.ParquetFile(path) as file:
+        metadata = file.metadata
+        rows = metadata.num_rows
+        if rows > MAX_OPERATIONS_PER_JOB:
+            raise _Refused(
+                f"{rows} rows",
+                f"at most {MAX_OPERATIONS_PER_JOB:,} operations in a job "
+                "(exanet.program.MAX_OPERATIONS_PER_JOB)",
+            )
+        size = sum(
+            metadata.row_group(g).column(c).total_uncompressed_size
+            for g in range(metadata.num_row_groups)
+            for c in range(metadata.num_columns)
+        )
+        if size > _MAX_PARQUET_BYTES:
+            raise _Refused(
+                f"{size} bytes of columns",
+                f"at most {_MAX_PARQUET_BYTES} bytes of columns, uncompressed",
+            )
+        ranks = (file.schema_arrow.metadata or {}).get(RANKS_METADATA_KEY)
+        # strings stay dictionary-encoded: repeated long strings cannot grow in memory
+        strings = [name for name in _STRING_COLUMNS if name in file.schema_arrow.names]
+        table = pq.read_table(path, read_dictionary=strings)
+    ranks_text = ranks.decode(errors="replace") if ranks is not None else None
+    return table.to_pandas(), ranks_text if ranks_text and ranks_text.isdigit() else None
+
+
+def _read_csv(path: Path) -> tuple[pd.DataFrame, str | None]:
+    """The operations and the rank count (text) of a CSV trace."""
+    with path.open(newline="") as file:
+        first_line = file.readline(_MAX_HEADER_CHARS + 1).rstrip("\r\n")
+        if len(first_line) > _MAX_HEADER_CHARS:
+            raise _Refused(
+                f"a first line of more than {_MAX_HEADER_CHARS} characters", _RANKS_EXPECTED
+            )
+        header = _CSV_HEADER.fullmatch(first_line)
+        if header is None:
+            raise _Refused(f"first line {first_line!r}", _RANKS_EXPECTED)
+        # one row past the limit is enough to refuse the file
+        frame = pd.read_csv(
+            file, dtype=str, keep_default_na=False, nrows=MAX_OPERATIONS_PER_JOB + 1
+        )
+    return frame, header["ranks"]
 
 
 _RANKS_EXPECTED = (
     "an exanet trace: a CSV file starting with the line '# exanet-trace ranks=N', or a Parquet "
-    f"file written by exanet.traces.write_trace; its columns are {', '.join(COLUMNS)}"
+    f"file written by exanet.traces.write_trace, with N in 1..{MAX_RANKS}; its columns are "
+    f"{', '.join(COLUMNS)}"
 )

@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from exanet.errors import ConfigError
-from exanet.program import Op, Program
+from exanet.program import (
+    MAX_JOB_TIME_PS,
+    MAX_MESSAGE_BYTES,
+    MAX_RANKS,
+    Op,
+    Program,
+    check_operation_count,
+)
 from exanet.traces._dag import DagNode, sequentialize
 
 _LABEL = r"[A-Za-z][A-Za-z0-9_]*"
@@ -43,7 +50,7 @@ _OPERATION = re.compile(
 _DEPENDENCY = re.compile(rf"(?P<child>{_LABEL})\s+(?P<kind>i?requires)\s+(?P<parent>{_LABEL})")
 _NUM_RANKS = re.compile(r"num_ranks\s+(?P<ranks>\d+)")
 _RANK = re.compile(r"rank\s+(?P<rank>\d+)\s*\{")
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+_MAX_TAG = 2**31 - 1  # tags are int32
 
 _EXPECTED_OUTSIDE = '"num_ranks <N>" or "rank <R> {"'
 _EXPECTED_INSIDE = (
@@ -55,12 +62,21 @@ _EXPECTED_INSIDE = (
 
 @dataclass(frozen=True)
 class _Line:
+    key: str
     path: Path
     number: int
     content: str
 
     def error(self, expected: str) -> ConfigError:
-        return ConfigError(f"{self.path} line {self.number}", json.dumps(self.content), expected)
+        return ConfigError(
+            self.key, f"{self.path} line {self.number}: {json.dumps(self.content)}", expected
+        )
+
+    def parse(self, digits: str, most: int, expected: str) -> int:
+        """The number written `digits` on this line, if at most `most`."""
+        if len(digits) > len(str(most)) or int(digits) > most:
+            raise self.error(expected)
+        return int(digits)
 
 
 @dataclass
@@ -71,38 +87,48 @@ class _RankBlock:
     dependencies: list[tuple[_Line, re.Match]] = field(default_factory=list)
 
 
-def read_goal(path: str | Path) -> Program:
-    """The program of the GOAL schedule at `path` (not validated: call `validate` on it)."""
+def read_goal(path: str | Path, *, key: str = "trace") -> Program:
+    """The program of the GOAL schedule at `path` (not validated: call `validate` on it).
+    Errors name `key` (e.g. `traffic.jobs[0].trace`) and give the file and line in their value."""
     path = Path(path)
     try:
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is not a file")
         text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError("trace", str(path), f"a readable GOAL text file ({exc})") from None
-    text = _BLOCK_COMMENT.sub(lambda m: "\n" * m.group().count("\n"), text)
+    except (OSError, ValueError) as exc:  # ValueError: undecodable text, a NUL in the path
+        raise ConfigError(key, str(path), f"a readable GOAL text file ({exc})") from None
     num_ranks: int | None = None
     block: _RankBlock | None = None
     programs: dict[int, list[Op]] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = _Line(path, number, raw.split("//", 1)[0].strip())
+    operations = 0
+    for number, raw in enumerate(_without_block_comments(text, key, path).splitlines(), start=1):
+        line = _Line(key, path, number, raw.split("//", 1)[0].strip())
         if not line.content:
             continue
         if block is None:
             if match := _NUM_RANKS.fullmatch(line.content):
-                if num_ranks is not None or int(match["ranks"]) < 1:
-                    raise line.error("a single num_ranks line with num_ranks >= 1")
-                num_ranks = int(match["ranks"])
+                expected = f"a single num_ranks line with num_ranks in 1..{MAX_RANKS}"
+                if num_ranks is not None:
+                    raise line.error(expected)
+                num_ranks = line.parse(match["ranks"], MAX_RANKS, expected)
+                if num_ranks < 1:
+                    raise line.error(expected)
             elif match := _RANK.fullmatch(line.content):
                 if num_ranks is None:
                     raise line.error('"num_ranks <N>" before the first rank block')
-                if int(match["rank"]) >= num_ranks or int(match["rank"]) in programs:
-                    raise line.error(f"a rank in 0..{num_ranks - 1} without a block yet")
-                block = _RankBlock(int(match["rank"]))
+                expected = f"a rank in 0..{num_ranks - 1} without a block yet"
+                rank = line.parse(match["rank"], num_ranks - 1, expected)
+                if rank in programs:
+                    raise line.error(expected)
+                block = _RankBlock(rank)
             else:
                 raise line.error(_EXPECTED_OUTSIDE)
         elif line.content == "}":
-            programs[block.rank] = _close(block, path)
+            programs[block.rank] = _close(block, key, path)
             block = None
         elif match := _OPERATION.fullmatch(line.content):
+            operations += 1
+            check_operation_count(operations, key, f"{path} up to line {number}")
             _add_operation(block, match, line, num_ranks)
         elif match := _DEPENDENCY.fullmatch(line.content):
             block.dependencies.append((line, match))
@@ -110,11 +136,27 @@ def read_goal(path: str | Path) -> Program:
             raise line.error(_EXPECTED_INSIDE)
     if block is not None:
         raise ConfigError(
-            str(path), "end of file", f'a "}}" closing the block of rank {block.rank}'
+            key, f"{path}: end of file", f'a "}}" closing the block of rank {block.rank}'
         )
     if num_ranks is None:
-        raise ConfigError(str(path), "no num_ranks line", '"num_ranks <N>" and rank blocks')
-    return Program.from_ops([programs.get(r, []) for r in range(num_ranks)], num_ranks)
+        raise ConfigError(key, f"{path}: no num_ranks line", '"num_ranks <N>" and rank blocks')
+    return Program.from_ops(programs, num_ranks, key=key)
+
+
+def _without_block_comments(text: str, key: str, path: Path) -> str:
+    """`text` with each /* ... */ comment replaced by its line breaks, in one pass (a regular
+    expression would rescan the rest of the file at every unclosed "/*")."""
+    parts = []
+    position = 0
+    while (start := text.find("/*", position)) >= 0:
+        end = text.find("*/", start + 2)
+        if end < 0:
+            line = text.count("\n", 0, start) + 1
+            raise ConfigError(key, f"{path} line {line}: /*", 'a "*/" closing the comment')
+        parts += [text[position:start], "\n" * text.count("\n", start, end)]
+        position = end + 2
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 def _add_operation(block: _RankBlock, match: re.Match, line: _Line, num_ranks: int) -> None:
@@ -122,27 +164,35 @@ def _add_operation(block: _RankBlock, match: re.Match, line: _Line, num_ranks: i
     if label in block.labels:
         raise line.error(f"a label not already used in the block of rank {block.rank}")
     if match["calc_ns"] is not None:
-        op = Op("compute", compute_ns=float(match["calc_ns"]))
+        most_ns = MAX_JOB_TIME_PS // 1000
+        calc_ns = line.parse(match["calc_ns"], most_ns, f"a calc time of at most {most_ns} ns")
+        op = Op("compute", compute_ns=float(calc_ns))
     else:
-        kind, peer, tag = match["kind"], int(match["peer"]), int(match["tag"] or 0)
+        kind = match["kind"]
         if match["direction"] != {"send": "to", "recv": "from"}[kind]:
             raise line.error('"send <size>b to <rank>" or "recv <size>b from <rank>"')
-        lowest = 0 if kind == "send" else -1
-        if not lowest <= peer < num_ranks or tag < lowest:
-            wildcard = "" if kind == "send" else " or -1"
-            raise line.error(f"a rank in 0..{num_ranks - 1}{wildcard} and a tag >= 0{wildcard}")
-        op_name = "isend" if kind == "send" else "irecv"
-        op = Op(op_name, peer=peer, bytes=int(match["bytes"]), tag=tag)
+        wildcard = "" if kind == "send" else " or -1"
+        expected = f"a rank in 0..{num_ranks - 1}{wildcard} and a tag in 0..{_MAX_TAG}{wildcard}"
+        peer, tag = match["peer"], match["tag"] or "0"
+        if kind == "send" and "-1" in (peer, tag):
+            raise line.error(expected)
+        size_expected = f"a size of at most {MAX_MESSAGE_BYTES} bytes (1TiB)"
+        op = Op(
+            "isend" if kind == "send" else "irecv",
+            peer=-1 if peer == "-1" else line.parse(peer, num_ranks - 1, expected),
+            bytes=line.parse(match["bytes"], MAX_MESSAGE_BYTES, size_expected),
+            tag=-1 if tag == "-1" else line.parse(tag, _MAX_TAG, expected),
+        )
     if label is not None:
         block.labels[label] = len(block.nodes)
     block.nodes.append(DagNode(label or f"line {line.number}", op))
 
 
-def _close(block: _RankBlock, path: Path) -> list[Op]:
+def _close(block: _RankBlock, key: str, path: Path) -> list[Op]:
     for line, match in block.dependencies:
         child, kind, parent = match.group("child", "kind", "parent")
         if child not in block.labels or parent not in block.labels:
             raise line.error(f"labels defined in the block of rank {block.rank}")
         node = block.nodes[block.labels[child]]
         (node.requires if kind == "requires" else node.irequires).append(block.labels[parent])
-    return sequentialize(block.nodes, f"{path} rank {block.rank}")
+    return sequentialize(block.nodes, key, f"{path} rank {block.rank}")

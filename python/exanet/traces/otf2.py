@@ -37,7 +37,13 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from exanet.errors import ConfigError
-from exanet.program import Op, Program
+from exanet.program import (
+    MAX_JOB_TIME_PS,
+    MAX_MESSAGE_BYTES,
+    Op,
+    Program,
+    check_operation_count,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,6 +72,8 @@ _REFUSED_EVENTS = {
 }
 _ROOTED = ("bcast", "reduce")
 _UNDEFINED_ROOT = 2**32 - 1  # OTF2_UNDEFINED_UINT32: the root of a collective without one
+_MAX_TAG = 2**31 - 1  # tags are int32
+_MAX_COMPUTE_NS = MAX_JOB_TIME_PS // 1000
 _REGIONS = {  # exanet operation -> (MPI function, OTF2 region role) written for it
     "send": ("MPI_Send", "POINT2POINT"),
     "recv": ("MPI_Recv", "POINT2POINT"),
@@ -138,6 +146,10 @@ def read_otf2(path: str | Path, ranks: int | None = None, *, key: str = "trace")
         locations = list(worlds[0].members)
         if ranks is not None and len(locations) != ranks:
             raise ConfigError(key, f"{path} ({len(locations)} ranks)", f"a trace of {ranks} ranks")
+        if reader.timer_resolution < 1:
+            raise ConfigError(
+                key, f"{path}: timer resolution {reader.timer_resolution}", "ticks per second >= 1"
+            )
         context = _Context(otf2, definitions, locations, key, path, reader.timer_resolution)
         readers = {location: _RankReader(context, r) for r, location in enumerate(locations)}
         events = iter(reader.events(locations))
@@ -167,6 +179,7 @@ class _Context:
         self, otf2: ModuleType, definitions: Any, locations: list, key: str, path: Path, ticks: int
     ) -> None:
         self.key, self.path = key, path
+        self.operations = 0  # of every rank, the MPI call in progress included
         self.mpi = otf2.Paradigm.MPI
         self.ticks_per_s = ticks
         self.offset_ticks = definitions.clock_properties.global_offset
@@ -236,6 +249,14 @@ class _RankReader:
         return ConfigError(self.context.key, f"{where}{ns:g} ns: {value}", expected)
 
     def event(self, event: Any) -> None:
+        before = len(self.ops) + len(self.call)
+        self._read(event)
+        self.context.operations += len(self.ops) + len(self.call) - before
+        check_operation_count(
+            self.context.operations, self.context.key, f"{self.context.path} up to rank {self.rank}"
+        )
+
+    def _read(self, event: Any) -> None:
         self.kind = type(event).__name__
         if self.idle_since is None:
             self.idle_since = event.time
@@ -278,7 +299,10 @@ class _RankReader:
 
     def _compute(self, tick: int) -> None:
         if tick > self.idle_since:
-            self.ops.append(Op("compute", compute_ns=self.context.ns(tick - self.idle_since)))
+            ns = self.context.ns(tick - self.idle_since)
+            if ns > _MAX_COMPUTE_NS:
+                raise self.error(f"compute of {ns:g} ns", f"at most {_MAX_COMPUTE_NS} ns (10^6 s)")
+            self.ops.append(Op("compute", compute_ns=ns))
 
     def _end(self, tick: int) -> None:
         blocking = [
@@ -339,7 +363,14 @@ class _RankReader:
 
     def _point_to_point(self, op: str, event: Any, peer: int, request: int = -1) -> Op:
         peer = self._peer(event.communicator, peer)
+        self._check_bytes(event.msg_length)
+        if event.msg_tag > _MAX_TAG:
+            raise self.error(f"tag {event.msg_tag}", f"a tag in 0..{_MAX_TAG}")
         return Op(op, peer=peer, bytes=event.msg_length, tag=event.msg_tag, request=request)
+
+    def _check_bytes(self, size: int) -> None:
+        if size > MAX_MESSAGE_BYTES:
+            raise self.error(f"{size} bytes", f"at most {MAX_MESSAGE_BYTES} bytes (1TiB)")
 
     def _send(self, event: Any) -> None:
         self.call.append(self._point_to_point("send", event, event.receiver))
@@ -397,6 +428,7 @@ class _RankReader:
         if op in _ROOTED:  # a rank of the communicator, counted in exanet's order (by job rank)
             root = sorted(members).index(self._peer(event.communicator, event.root))
         size = _collective_bytes(op, event.size_sent, event.size_received, len(members))
+        self._check_bytes(size)
         communicator = self.context.ids[event.communicator]
         self.call.append(Op(op, peer=root, bytes=size, communicator=communicator))
 

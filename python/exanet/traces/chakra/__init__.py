@@ -3,7 +3,7 @@
 A Chakra trace is one file per rank, `<prefix>.<rank>.et` (gzip-compressed files are accepted),
 each a sequence of protobuf messages, each preceded by its length as a varint: a GlobalMetadata,
 then Node messages. This module decodes the protobuf wire format itself, for the fields it needs,
-so it needs no protobuf package.
+so it needs no protobuf package. A file holds at most MAX_FILE_BYTES, decompressed.
 
 Mapping of nodes to operations:
 
@@ -23,17 +23,27 @@ sequential program the way GOAL `requires` does (`exanet.traces._dag`).
 
 from __future__ import annotations
 
-import gzip
 import re
 import struct
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from exanet.errors import ConfigError
-from exanet.program import Op, Program
+from exanet.program import (
+    MAX_JOB_TIME_PS,
+    MAX_MESSAGE_BYTES,
+    Op,
+    Program,
+    check_operation_count,
+)
 from exanet.traces._dag import DagNode, sequentialize
+
+MAX_FILE_BYTES = 2**30
+"""Bytes of one rank's file at most, after decompression (1 GiB): a gzip-compressed file can
+decompress to a thousand times its size, and is refused as soon as it passes this."""
 
 NODE_TYPES = {
     0: "INVALID_NODE",
@@ -75,6 +85,8 @@ _VERSION = "0.0.4"
 _VARINT, _FIXED64, _LENGTH_DELIMITED, _FIXED32 = 0, 1, 2, 5  # wire types
 _INT32_VAL, _INT64_VAL = 7, 9  # AttributeProto fields written (as Chakra's feeder reads them)
 _FILE_NAME = re.compile(r"(?P<prefix>.+)\.(?P<rank>\d+)\.et")
+_GZIP_MAGIC = b"\x1f\x8b"
+_MAX_TAG = 2**31 - 1  # tags are int32
 
 
 @dataclass
@@ -237,24 +249,49 @@ def _bytes_field(number: int, data: bytes) -> bytes:
     return _varint(number << 3 | _LENGTH_DELIMITED) + _varint(len(data)) + data
 
 
-# --- reading --------------------------------------------------------------------------------
+# --- reading ---------------------------------------------------------------------------------
 
 
 def decode_chakra(data: bytes) -> list[ChakraNode]:
     """The nodes of one rank's Chakra trace (bytes of a `.et` file); the metadata is skipped."""
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    nodes = []
+    return list(_nodes(data))
+
+
+def _nodes(data: bytes) -> Iterator[ChakraNode]:
+    """The nodes of one rank's file, one at a time; ValueError for a malformed file."""
+    if data[:2] == _GZIP_MAGIC:
+        data = _gunzip(data)
     for i, (offset, message) in enumerate(_messages(data)):
         if i > 0:  # message 0 is the GlobalMetadata
             try:
-                nodes.append(_decode_node(message))
-            except (ValueError, UnicodeDecodeError) as exc:
+                yield _decode_node(message)
+            except ValueError as exc:  # UnicodeDecodeError included
                 raise ValueError(f"the node at byte {offset}: {exc}") from None
-    return nodes
 
 
-def chakra_files(prefix: str | Path, ranks: int | None = None) -> list[Path]:
+def _gunzip(data: bytes) -> bytes:
+    """The decompressed bytes of the gzip members in `data`, refused past MAX_FILE_BYTES."""
+    out = bytearray()
+    while data:
+        if data[:2] != _GZIP_MAGIC:
+            raise ValueError(f"bytes after the gzip data that are not gzip data: {data[:8]!r}")
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)  # 16: a gzip header and trailer
+        try:
+            out += inflater.decompress(data, MAX_FILE_BYTES + 1 - len(out))
+        except zlib.error as exc:
+            raise ValueError(f"damaged gzip data ({exc})") from None
+        if len(out) > MAX_FILE_BYTES:
+            raise ValueError(
+                f"it decompresses to more than {MAX_FILE_BYTES} bytes "
+                "(exanet.traces.chakra.MAX_FILE_BYTES)"
+            )
+        if not inflater.eof:
+            raise ValueError("the gzip data ends early")
+        data = inflater.unused_data
+    return bytes(out)
+
+
+def chakra_files(prefix: str | Path, ranks: int | None = None, *, key: str = "trace") -> list[Path]:
     """The files `<prefix>.0.et`, `<prefix>.1.et`, ... of a trace (`ranks` of them if given).
 
     `prefix` may also name one of the files, e.g. `trace.0.et`.
@@ -265,81 +302,116 @@ def chakra_files(prefix: str | Path, ranks: int | None = None) -> list[Path]:
     files = []
     while ranks is None or len(files) < ranks:
         path = Path(f"{text}.{len(files)}.et")
-        if not path.is_file():
+        try:
+            is_file = path.is_file()
+        except (OSError, ValueError) as exc:  # a name too long, a NUL character
+            raise ConfigError(key, repr(text), f"a readable Chakra trace ({exc})") from None
+        if not is_file:
             if ranks is not None or not files:
                 expected = f"{ranks} files" if ranks is not None else "Chakra trace files"
                 raise ConfigError(
-                    "trace", text, f"{expected} {text}.0.et, {text}.1.et, ... ({path} is missing)"
+                    key, text, f"{expected} {text}.0.et, {text}.1.et, ... ({path} is missing)"
                 )
             break
         files.append(path)
     return files
 
 
-def read_chakra(prefix: str | Path, ranks: int | None = None) -> Program:
-    """The program of the Chakra trace `<prefix>.<rank>.et` (one file per rank)."""
-    files = chakra_files(prefix, ranks)
+def read_chakra(prefix: str | Path, ranks: int | None = None, *, key: str = "trace") -> Program:
+    """The program of the Chakra trace `<prefix>.<rank>.et` (one file per rank). Errors name
+    `key` (e.g. `traffic.jobs[0].trace`) and give the file and node in their value."""
+    files = chakra_files(prefix, ranks, key=key)
     programs = []
+    nodes_so_far = 0
     for path in files:
-        key = str(path)
+        nodes = []
         try:
-            nodes = decode_chakra(path.read_bytes())
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise ValueError(
+                    f"it has more than {MAX_FILE_BYTES} bytes (exanet.traces.chakra.MAX_FILE_BYTES)"
+                )
+            for node in _nodes(path.read_bytes()):
+                nodes.append(node)
+                check_operation_count(nodes_so_far + len(nodes), key, f"{path} (nodes)")
         except (OSError, ValueError, EOFError) as exc:
-            raise ConfigError(key, "unreadable", f"a Chakra execution trace ({exc})") from None
-        programs.append(_rank_program(nodes, len(files), key))
-    return Program.from_ops(programs, len(files))
+            raise ConfigError(
+                key, f"{path}: unreadable", f"a Chakra execution trace ({exc})"
+            ) from None
+        nodes_so_far += len(nodes)
+        programs.append(_rank_program(nodes, len(files), key, path))
+    return Program.from_ops(programs, len(files), key=key)
 
 
-def _rank_program(nodes: list[ChakraNode], ranks: int, key: str) -> list[Op]:
+def _rank_program(nodes: list[ChakraNode], ranks: int, key: str, path: Path) -> list[Op]:
     index: dict[int, int] = {}
     for i, node in enumerate(nodes):
         if node.id in index:
-            raise ConfigError(key, str(node), "a node id used once")
+            raise ConfigError(key, f"{path}: {node}", "a node id used once")
         index[node.id] = i
     dag = []
     for node in nodes:
         deps = []
         for dep in node.data_deps + node.ctrl_deps:
             if dep not in index:
-                raise ConfigError(key, f"{node} depends on {dep}", "ids of nodes of its file")
+                raise ConfigError(
+                    key, f"{path}: {node} depends on {dep}", "ids of nodes of its file"
+                )
             deps.append(index[dep])
-        dag.append(DagNode(node, _op(node, ranks, key), deps))
-    return sequentialize(dag, key)
+        dag.append(DagNode(node, _op(node, ranks, key, path), deps))
+    return sequentialize(dag, key, str(path))
 
 
-def _attr(node: ChakraNode, name: str, key: str, default: int | None = None) -> int:
+def _attr(
+    node: ChakraNode, name: str, where: str, key: str, lowest: int, highest: int, default=None
+) -> int:
+    """Integer attribute `name` of `node`, in lowest..highest (`where`: the node's file)."""
     value = node.attrs.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(key, str(node), f"an integer attribute {name}")
+        raise ConfigError(key, f"{where}: {node}", f"an integer attribute {name}")
+    if not lowest <= value <= highest:
+        raise ConfigError(
+            key, f"{where}: {node}: {name} = {value}", f"{name} in {lowest}..{highest}"
+        )
     return value
 
 
-def _op(node: ChakraNode, ranks: int, key: str) -> Op | None:
+def _op(node: ChakraNode, ranks: int, key: str, path: Path) -> Op | None:
     node_type = NODE_TYPES.get(node.type)
+    where = str(path)
     if node_type == "COMP_NODE":
+        most = MAX_JOB_TIME_PS // 10**6
+        if node.duration_micros > most:
+            raise ConfigError(
+                key,
+                f"{where}: {node}: duration_micros = {node.duration_micros}",
+                f"a compute time of at most {most} us (10^6 s)",
+            )
         return Op("compute", compute_ns=node.duration_micros * 1000.0)
     if node_type in ("COMM_SEND_NODE", "COMM_RECV_NODE"):
         is_send = node_type == "COMM_SEND_NODE"
         return Op(
             "isend" if is_send else "irecv",
-            peer=_attr(node, "comm_dst" if is_send else "comm_src", key),
-            bytes=_attr(node, "comm_size", key),
-            tag=_attr(node, "comm_tag", key, 0),
+            peer=_attr(node, "comm_dst" if is_send else "comm_src", where, key, 0, ranks - 1),
+            bytes=_attr(node, "comm_size", where, key, 0, MAX_MESSAGE_BYTES),
+            tag=_attr(node, "comm_tag", where, key, 0, _MAX_TAG, default=0),
         )
     if node_type == "COMM_COLL_NODE":
-        comm_type = _attr(node, "comm_type", key)
-        op = _OPS_OF_COLLECTIVES.get(COLLECTIVE_TYPES.get(comm_type, ""))
+        comm_type = _attr(node, "comm_type", where, key, 0, max(COLLECTIVE_TYPES))
+        op = _OPS_OF_COLLECTIVES.get(COLLECTIVE_TYPES[comm_type])
         if op is None:
-            name = COLLECTIVE_TYPES.get(comm_type, f"comm_type {comm_type}")
             supported = ", ".join(_OPS_OF_COLLECTIVES)
-            raise ConfigError(key, f"{node}: {name}", f"a collective among {supported}")
-        size = 0 if op == "barrier" else _attr(node, "comm_size", key)
+            raise ConfigError(
+                key,
+                f"{where}: {node}: {COLLECTIVE_TYPES[comm_type]}",
+                f"a collective among {supported}",
+            )
+        size = 0 if op == "barrier" else _attr(node, "comm_size", where, key, 0, MAX_MESSAGE_BYTES)
         root = 0 if op in ("bcast", "reduce") else -1
         return Op(op, peer=root, bytes=size // ranks if op == "alltoall" else size)
     if node_type == "METADATA_NODE":
         return None
     supported = "METADATA_NODE, COMP_NODE, COMM_SEND_NODE, COMM_RECV_NODE or COMM_COLL_NODE"
-    raise ConfigError(key, str(node), f"a node type exanet simulates: {supported}")
+    raise ConfigError(key, f"{where}: {node}", f"a node type exanet simulates: {supported}")
 
 
 # --- writing --------------------------------------------------------------------------------
