@@ -530,7 +530,14 @@ impl Config {
                 "a bandwidth > 0, e.g. \"25GB/s\"",
             ));
         }
-        if nic.mtu_bytes == 0 || nic.mtu_bytes + nic.header_bytes > MAX_PACKET_BYTES {
+        if nic.header_bytes >= MAX_PACKET_BYTES {
+            return Err(ConfigError::new(
+                "nic.header",
+                format!("{}B", nic.header_bytes),
+                format!("less than {MAX_PACKET_BYTES} bytes, the largest packet"),
+            ));
+        }
+        if nic.mtu_bytes == 0 || nic.mtu_bytes.saturating_add(nic.header_bytes) > MAX_PACKET_BYTES {
             return Err(ConfigError::new(
                 "nic.mtu",
                 format!("{}B", nic.mtu_bytes),

@@ -9,6 +9,7 @@ pub mod config;
 pub mod describe;
 pub mod engine;
 pub mod error;
+pub mod memory;
 pub mod network;
 pub mod parallel;
 pub mod routing;

@@ -19,6 +19,7 @@ use crate::engine::{
     entity_stream, huge_page_vec, prefetch_line, EntityId, Model, Scheduler, Time,
 };
 use crate::error::ConfigError;
+use crate::memory::Footprint;
 use crate::parallel::SharedArray;
 use crate::routing::{self, Candidates, RoutingFunction};
 use crate::topology::{self, Peer, Topology};
@@ -64,6 +65,47 @@ pub struct Parts {
     pub routing: Box<dyn RoutingFunction>,
     pub workload: Workload,
     pub(super) class_links: Vec<PortLink>,
+    pub(super) recorder: Option<Box<Recorder>>,
+}
+
+/// The statistics window [start, end): the whole run for closed workloads (bursts, jobs),
+/// else the measurement window or the fixed duration.
+fn measurement_window(config: &Config) -> (Time, Time) {
+    let closed = matches!(
+        config.traffic,
+        TrafficConfig::Burst { .. } | TrafficConfig::Jobs(_)
+    );
+    match config.run.duration_ps {
+        _ if closed => (0, NEVER),
+        Some(duration) => (0, duration),
+        None => (
+            config.run.warmup_ps,
+            config.run.warmup_ps.saturating_add(config.run.measure_ps),
+        ),
+    }
+}
+
+/// What the network's state will take once allocated: per router port, per endpoint (its NIC,
+/// counters and pending event, and its rows of the result tables, built once in the core and
+/// once more as Python columns).
+fn state_footprint(topology: &dyn Topology, config: &Config) -> Footprint {
+    use std::mem::size_of;
+    const RESULT_COLUMNS: u64 = 2 * 16 * 8;
+    let ports = u64::from(topology.num_routers()) * u64::from(topology.ports_per_router());
+    let endpoints = u64::from(topology.num_endpoints());
+    let vcs = u64::from(config.router.vcs);
+    let per_port = 1 + 2 * size_of::<u32>() + size_of::<OutputPort>();
+    let per_endpoint = size_of::<Nic>()
+        + size_of::<NicLimits>()
+        + size_of::<EndpointCounters>()
+        + size_of::<SourceLatency>()
+        + 32; // its pending event in the queue
+    let mut need = Footprint::new();
+    need.add("router ports", ports, per_port as u64)
+        .add("NICs", endpoints, per_endpoint as u64)
+        .add("NIC credits", endpoints, vcs * 4)
+        .add("result tables", ports + endpoints, RESULT_COLUMNS);
+    need
 }
 
 /// Wire sizes of the packets a workload sends most: the full packet and the last one of its
@@ -83,6 +125,19 @@ impl Parts {
     /// link classes) and builds the parts.
     pub fn build(config: &Config) -> Result<Parts, ConfigError> {
         let topology = topology::build(&config.topology)?;
+        let t = topology.as_ref();
+        state_footprint(t, config).check(
+            "topology",
+            format!(
+                "{}: {} routers of {} ports, {} endpoints",
+                t.family(),
+                t.num_routers(),
+                t.ports_per_router(),
+                t.num_endpoints()
+            ),
+        )?;
+        let (window_start, window_end) = measurement_window(config);
+        let recorder = Recorder::build(&config.record, t, window_start, window_end)?.map(Box::new);
         let routing = routing::build(&config.routing, topology.as_ref(), config.router.vcs)?;
         let workload = match &config.traffic {
             TrafficConfig::Jobs(jobs) => {
@@ -140,6 +195,16 @@ impl Parts {
                 "at least 1 (1 runs sequentially)",
             ));
         }
+        if config.threads > topology.num_routers() {
+            return Err(ConfigError::new(
+                "threads",
+                config.threads.to_string(),
+                format!(
+                    "between 1 and the number of routers, {}: a worker simulates whole routers",
+                    topology.num_routers()
+                ),
+            ));
+        }
         if config.threads > 1 && routing.global_view() {
             return Err(ConfigError::new(
                 "threads",
@@ -193,6 +258,7 @@ impl Parts {
             routing,
             workload,
             class_links,
+            recorder,
         })
     }
 }
@@ -300,6 +366,7 @@ impl Network {
             routing,
             workload,
             class_links,
+            recorder,
         } = Parts::build(config)?;
         let packet_sizes = common_packet_sizes(&workload, config);
         let largest_packet = packet_sizes.iter().copied().max().unwrap_or(0);
@@ -374,16 +441,7 @@ impl Network {
                 rng: entity_stream(config.seed, (routers + e) as u64),
             })
             .collect();
-        let (window_start, window_end) = match config.run.duration_ps {
-            _ if closed => (0, NEVER),
-            Some(duration) => (0, duration),
-            None => (
-                config.run.warmup_ps,
-                config.run.warmup_ps + config.run.measure_ps,
-            ),
-        };
-        let recorder =
-            Recorder::build(&config.record, topology.as_ref(), window_start)?.map(Box::new);
+        let (window_start, window_end) = measurement_window(config);
         let generation_end = match (config.run.duration_ps, config.run.drain) {
             _ if closed => NEVER,
             (Some(duration), _) => duration,

@@ -5,8 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::state::NEVER;
 use crate::engine::Time;
 use crate::error::ConfigError;
+use crate::memory::Footprint;
 use crate::stats::{ColumnData, Table};
 use crate::topology::Topology;
 
@@ -60,11 +62,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// The recorder a config asks for (None when it records nothing).
+    /// The recorder a config asks for (None when it records nothing), for a statistics
+    /// window [`window_start`, `window_end`) (`window_end` NEVER: until the workload ends).
     pub fn build(
         config: &RecordConfig,
         topology: &dyn Topology,
         window_start: Time,
+        window_end: Time,
     ) -> Result<Option<Recorder>, ConfigError> {
         if config.traffic_matrix == MatrixLevel::Off
             && config.injection_bin_ps == 0
@@ -114,6 +118,23 @@ impl Recorder {
                      chooses)"
                 ),
             ));
+        }
+        if config.injection_bin_ps > 0 && window_end != NEVER {
+            // Every endpoint's bins of (bytes, packets), and their rows of the table.
+            let bins = (window_end - window_start).div_ceil(config.injection_bin_ps);
+            let mut need = Footprint::new();
+            need.add(
+                "injection bins",
+                u64::from(n).saturating_mul(bins),
+                16 + 2 * 32,
+            );
+            need.check(
+                "record.injection_bin",
+                format!(
+                    "{} ns ({bins} bins of {n} endpoints)",
+                    config.injection_bin_ps as f64 / 1000.0
+                ),
+            )?;
         }
         Ok(Some(Recorder {
             level,

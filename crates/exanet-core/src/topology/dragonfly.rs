@@ -9,6 +9,7 @@
 //! used and pair counts differ by at most one. The arrangement decides which port leads where.
 
 use super::edges::{EdgeList, Link};
+use super::graphs::MAX_LINKS;
 use super::port_graph::{Layout, PortGraph};
 use crate::error::ConfigError;
 
@@ -58,6 +59,23 @@ impl GroupShape {
             GroupShape::AllToAll { a } => a,
             GroupShape::RowColumn { rows, cols, .. } => rows * cols,
             GroupShape::FatTree { leaves, spines } => leaves + spines,
+        }
+    }
+
+    /// Links inside one group, as [`GroupShape::local_links`] lists them.
+    fn local_link_count(&self) -> u64 {
+        let pairs = |n: u32| u64::from(n) * u64::from(n.saturating_sub(1)) / 2;
+        match *self {
+            GroupShape::AllToAll { a } => pairs(a),
+            GroupShape::RowColumn {
+                rows,
+                cols,
+                local_links,
+            } => {
+                u64::from(local_links)
+                    * (u64::from(rows) * pairs(cols) + u64::from(cols) * pairs(rows))
+            }
+            GroupShape::FatTree { leaves, spines } => u64::from(leaves) * u64::from(spines),
         }
     }
 
@@ -154,6 +172,19 @@ impl DragonflyParams {
                 format!(
                     "between 2 and {max_g} groups (global ports per group + 1), so that every \
                      pair of groups has a global link"
+                ),
+            ));
+        }
+        let g = u64::from(self.g);
+        let links = g * self.shape.local_link_count() + g * global_ports / 2;
+        let routers = g * u64::from(self.shape.routers());
+        if links > MAX_LINKS || routers > u64::from(u32::MAX) {
+            return Err(ConfigError::new(
+                "topology.g",
+                self.g.to_string(),
+                format!(
+                    "a dragonfly of at most {MAX_LINKS} links and 2^32 - 1 routers; this one \
+                     has {routers} routers and {links} links: fewer groups or smaller groups"
                 ),
             ));
         }

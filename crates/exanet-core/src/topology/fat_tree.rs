@@ -6,6 +6,7 @@
 //! fewer top routers, as in Bhatele et al.'s 30-pod tree of 40-port routers (600 + 600 + 300).
 
 use super::edges::EdgeList;
+use super::graphs::MAX_LINKS;
 use super::port_graph::{Layout, PortGraph};
 use crate::error::ConfigError;
 
@@ -97,7 +98,43 @@ impl FatTreeParams {
             ));
         }
         let down = p.radix * a / (a + b);
+        let (routers, links) = p.counts(p.radix - down);
+        if links > MAX_LINKS || routers > u64::from(u32::MAX) {
+            return Err(ConfigError::new(
+                "topology.radix",
+                p.radix.to_string(),
+                format!(
+                    "a fat-tree of at most {MAX_LINKS} links: radix {} with {} levels and {} \
+                     pods has {routers} routers and {links} links; lower the radix, the levels \
+                     or the pods",
+                    p.radix, p.levels, p.pods
+                ),
+            ));
+        }
         Ok((down, p.radix - down))
+    }
+
+    /// Routers and router-to-router links of the tree whose leaves have `up` up-links, as
+    /// [`fat_tree`] builds it (`subtree`, then the top level), in arithmetic.
+    fn counts(&self, up: u32) -> (u64, u64) {
+        let half = u64::from(self.radix / 2);
+        // A one-level subtree: a leaf (1 top router with `up` up-ports).
+        let (mut routers, mut links, mut tops, mut up_ports) = (1u64, 0u64, 1u64, u64::from(up));
+        for _ in 1..self.levels - 1 {
+            let new = tops.saturating_mul(up_ports);
+            routers = half.saturating_mul(routers).saturating_add(new);
+            links = half
+                .saturating_mul(links)
+                .saturating_add(new.saturating_mul(half));
+            (tops, up_ports) = (new, half);
+        }
+        let pods = u64::from(self.pods);
+        let top_links = pods.saturating_mul(tops).saturating_mul(up_ports);
+        (
+            pods.saturating_mul(routers)
+                .saturating_add(top_links.div_ceil(u64::from(self.radix))),
+            pods.saturating_mul(links).saturating_add(top_links),
+        )
     }
 }
 
@@ -217,6 +254,51 @@ mod tests {
             }
         }
         (t.num_endpoints(), t.num_routers(), links / 2)
+    }
+
+    #[test]
+    fn arithmetic_counts_match_the_built_trees_and_refuse_huge_ones_before_building() {
+        for (levels, radix, pods, taper) in [
+            (2, 8, 8, [1, 1]),
+            (3, 40, 30, [1, 1]),
+            (3, 40, 25, [3, 2]),
+            (4, 6, 6, [1, 1]),
+            (4, 8, 5, [3, 1]),
+        ] {
+            let params = FatTreeParams {
+                levels,
+                radix,
+                pods,
+                taper,
+            };
+            let (down, up) = params.validate().unwrap();
+            let (routers, links) = params.counts(up);
+            let built = counts(&fat_tree(params).unwrap());
+            assert_eq!(
+                (routers, links),
+                (u64::from(built.1), built.2),
+                "{params:?}"
+            );
+            assert_eq!(down + up, radix);
+        }
+        // The issue's radix-1000 tree: 1,000,000 routers and 500,000,000 links, refused at
+        // once instead of aborting on an allocation of gigabytes.
+        let Err(error) = fat_tree(FatTreeParams {
+            levels: 3,
+            radix: 1000,
+            pods: 1000,
+            taper: [1, 1],
+        }) else {
+            panic!("a tree of 500,000,000 links was built");
+        };
+        assert_eq!(error.key, "topology.radix");
+        assert!(
+            error
+                .expected
+                .contains("1250000 routers and 500000000 links"),
+            "{}",
+            error.expected
+        );
     }
 
     #[test]

@@ -220,6 +220,18 @@ fn custom_graph(g: &CustomGraph, key: &str) -> Result<edges::EdgeList, ConfigErr
     if g.routers == 0 {
         return Err(ConfigError::new(key, "0 routers", "at least one router"));
     }
+    if g.links.len() as u64 > graphs::MAX_LINKS {
+        return Err(ConfigError::new(
+            key,
+            format!("{} links", g.links.len()),
+            format!("at most {} links", graphs::MAX_LINKS),
+        ));
+    }
+    // The router graph keeps a few words per router (adjacency, endpoints, labels).
+    let mut need = crate::memory::Footprint::new();
+    need.add("routers", u64::from(g.routers), 96)
+        .add("links", g.links.len() as u64, 48);
+    need.check(key, format!("{} routers", g.routers))?;
     if g.class_names.is_empty() || g.class_names.len() > 255 {
         return Err(ConfigError::new(
             key,

@@ -260,6 +260,28 @@ fn random_matchings(n: u32, matchings: u32, rng: &mut EntityRng) -> Vec<Vec<u32>
     partners
 }
 
+/// At most how many operations app `app` gives all its ranks together (each iteration's
+/// compute, sends, receives and waits): what a job's program will take is known before it is
+/// built.
+pub fn ops_bound(app: App, p: &AppParams) -> u64 {
+    let per_iteration = match app {
+        App::Pingpong | App::Allpingpong => 3,
+        App::Allreduce | App::Allgather | App::Alltoall | App::Bcast | App::Reduce => 2,
+        // Random: a send and a wait, and one receive per rank on average.
+        App::Barrier | App::Pairs | App::Random => 4,
+        // Up to 2 neighbours per dimension, each a receive and a send, and the wait.
+        App::Halo2d | App::Halo3d | App::Milc => 2 * 2 * 4 + 2,
+        App::Pf3d => 3,
+        App::Qbox => 4,
+        // A rank's partners: `partners` on average, drawn up to twice as many.
+        App::Spread | App::Umesh => 2 * 2 * u64::from(p.partners) + 2,
+        App::Program => 0,
+    };
+    u64::from(p.ranks)
+        .saturating_mul(u64::from(p.iterations))
+        .saturating_mul(per_iteration)
+}
+
 /// Builds app `app`'s program; `rng` is the job's own stream (random partners).
 pub fn build(app: App, p: &AppParams, rng: &mut EntityRng) -> Result<Program, String> {
     let n = p.ranks;
@@ -359,18 +381,27 @@ pub fn build(app: App, p: &AppParams, rng: &mut EntityRng) -> Result<Program, St
                         .collect()
                 })
                 .collect();
+            // Per iteration, each rank's senders in increasing order.
+            let senders: Vec<Vec<Vec<u32>>> = targets
+                .iter()
+                .map(|to| {
+                    let mut from = vec![Vec::new(); n as usize];
+                    for (src, &t) in to.iter().enumerate() {
+                        if t != src as u32 {
+                            from[t as usize].push(src as u32);
+                        }
+                    }
+                    from
+                })
+                .collect();
             for r in 0..n {
-                for (it, to) in targets.iter().enumerate() {
+                for (it, (to, from)) in targets.iter().zip(&senders).enumerate() {
                     if p.compute_ps > 0 {
                         b.push(Op::compute(p.compute_ps));
                     }
                     let tag = it as i32;
-                    for (src, _) in to
-                        .iter()
-                        .enumerate()
-                        .filter(|&(s, &t)| t == r && s as u32 != r)
-                    {
-                        b.push(Op::irecv(src as u32, p.message_bytes, tag, src as i32));
+                    for &src in &from[r as usize] {
+                        b.push(Op::irecv(src, p.message_bytes, tag, src as i32));
                     }
                     if to[r as usize] != r {
                         b.push(Op::isend(to[r as usize], p.message_bytes, tag, n as i32));
@@ -421,21 +452,21 @@ pub fn build(app: App, p: &AppParams, rng: &mut EntityRng) -> Result<Program, St
                     }
                     b.push(Op::collective(
                         OpKind::Alltoallv,
-                        p.message_bytes * pairs,
+                        p.message_bytes.saturating_mul(pairs),
                         along_x[r],
                         0,
                         None,
                     ));
                     b.push(Op::collective(
                         OpKind::Bcast,
-                        8 * p.message_bytes,
+                        p.message_bytes.saturating_mul(8),
                         along_y[r],
                         0,
                         None,
                     ));
                     b.push(Op::collective(
                         OpKind::Allreduce,
-                        2 * p.message_bytes,
+                        p.message_bytes.saturating_mul(2),
                         along_y[r],
                         0,
                         p.algorithm,

@@ -7,10 +7,11 @@ use rand::seq::SliceRandom;
 
 use super::apps::{self, App, AppParams};
 use super::mpi::{HostParams, JobRun, Mpi};
-use super::program::Program;
+use super::program::{Op, Program};
 use crate::config::{JobConfig, JobsConfig, Placement};
 use crate::engine::{entity_stream, EntityRng};
 use crate::error::ConfigError;
+use crate::memory::Footprint;
 use crate::topology::Topology;
 
 /// Random streams of jobs (programs, placement) come after every entity's stream.
@@ -31,10 +32,12 @@ pub fn build(config: &JobsConfig, topology: &dyn Topology, seed: u64) -> Result<
     let mut runs = Vec::with_capacity(config.jobs.len());
     for (j, job) in config.jobs.iter().enumerate() {
         let key = |field: &str| format!("traffic.jobs[{j}].{field}");
-        let program = program(job, &mut entity_stream(seed, job_stream(&job.name)))
-            .map_err(|(field, value, message)| ConfigError::new(&key(field), value, message))?;
+        // Placement first: a job too large for the machine is refused before its program
+        // is generated.
         let chosen = place(job, topology, &mut free, &mut placement_rng)
             .map_err(|(value, message)| ConfigError::new(&key("placement"), value, message))?;
+        let program = program(job, &mut entity_stream(seed, job_stream(&job.name)))
+            .map_err(|(field, value, message)| ConfigError::new(&key(field), value, message))?;
         runs.push(JobRun {
             name: job.name.clone(),
             first_rank: 0,
@@ -94,6 +97,33 @@ fn program(job: &JobConfig, rng: &mut EntityRng) -> Result<Program, FieldError> 
         grid: job.grid.clone(),
         partners: job.partners,
     };
+    if matches!(job.app, App::Spread | App::Umesh) && job.partners >= job.ranks.max(2) {
+        return Err((
+            "partners",
+            job.partners.to_string(),
+            format!(
+                "between 1 and ranks - 1 = {}: {} links each rank to that many others",
+                job.ranks.saturating_sub(1),
+                job.app.name()
+            ),
+        ));
+    }
+    let mut need = Footprint::new();
+    need.add(
+        "operations",
+        apps::ops_bound(job.app, &params),
+        std::mem::size_of::<Op>() as u64,
+    );
+    need.check(
+        "iterations",
+        format!(
+            "{} ({} x {} ranks)",
+            job.iterations,
+            job.app.name(),
+            job.ranks
+        ),
+    )
+    .map_err(|e| ("iterations", e.value, e.expected))?;
     apps::build(job.app, &params, rng)
         .map_err(|message| ("app", format!("\"{}\"", job.app.name()), message))
 }

@@ -1,0 +1,124 @@
+//! Issue 17's regression cases: inputs that once panicked, aborted on an allocation or hung
+//! are refused with a ConfigError naming the key, before anything large is allocated, and
+//! `describe` (what `exanet validate` runs) refuses whatever a run would refuse.
+
+mod common;
+
+use common::{base, set, with};
+use exanet_core::{describe, Config, ConfigError};
+use serde_json::{json, Value};
+
+fn refused(config: &Config) -> ConfigError {
+    match describe(config) {
+        Err(error) => error,
+        Ok(d) => panic!("accepted: {d:?}"),
+    }
+}
+
+fn jobs(job: Value) -> Config {
+    with(&[(
+        "traffic",
+        json!({"kind": "jobs", "jobs": [job], "eager_limit_bytes": 8192,
+               "send_overhead_ps": 0, "recv_overhead_ps": 0}),
+    )])
+}
+
+#[test]
+fn a_billion_router_torus_is_refused_with_its_memory_estimate_before_allocating() {
+    let config = with(&[(
+        "topology",
+        json!({"kind": "torus", "dims": [1000, 1000, 1000], "concentration": 1}),
+    )]);
+    let error = refused(&config);
+    assert_eq!(error.key, "topology");
+    assert!(
+        error.value.contains("1000000000 routers of 7 ports"),
+        "{}",
+        error.value
+    );
+    assert!(
+        error.expected.contains("this needs ~"),
+        "{}",
+        error.expected
+    );
+    assert!(
+        error.expected.contains("router ports"),
+        "{}",
+        error.expected
+    );
+}
+
+#[test]
+fn one_picosecond_injection_bins_are_refused_with_their_estimate() {
+    let config = with(&[(
+        "record",
+        json!({"traffic_matrix": "off", "injection_bin_ps": 1, "packet_sizes": false}),
+    )]);
+    let error = refused(&config);
+    assert_eq!(error.key, "record.injection_bin");
+    // 64 endpoints x a 10 us window of 1 ps bins.
+    assert!(
+        error.value.contains("10000000 bins of 64 endpoints"),
+        "{}",
+        error.value
+    );
+}
+
+#[test]
+fn describe_runs_the_checks_a_run_makes() {
+    // A torus has no groups: a run refused this, validate did not.
+    let config = with(&[(
+        "record",
+        json!({"traffic_matrix": "groups", "injection_bin_ps": 0, "packet_sizes": false}),
+    )]);
+    assert_eq!(refused(&config).key, "record.traffic_matrix");
+    // More workers than routers.
+    let mut raw = base();
+    set(&mut raw, "topology.dims", json!([4, 4]));
+    raw["threads"] = json!(1000);
+    let error = refused(&Config::from_json(&raw.to_string()).unwrap());
+    assert_eq!(error.key, "threads");
+    assert!(error.expected.contains("16"), "{}", error.expected);
+}
+
+#[test]
+fn a_spread_job_with_a_billion_partners_is_refused_at_once() {
+    let error = refused(&jobs(json!({
+        "name": "s", "app": "spread", "ranks": 16, "message_bytes": 1024,
+        "partners": 1_000_000_000u32, "placement": {"kind": "linear"}
+    })));
+    assert_eq!(error.key, "traffic.jobs[0].partners");
+    assert!(
+        error.expected.contains("ranks - 1 = 15"),
+        "{}",
+        error.expected
+    );
+}
+
+#[test]
+fn a_program_too_large_for_memory_is_refused_before_it_is_generated() {
+    let error = refused(&jobs(json!({
+        "name": "a", "app": "allreduce", "ranks": 64, "message_bytes": 8,
+        "iterations": 4_000_000_000u32, "placement": {"kind": "linear"}
+    })));
+    assert_eq!(error.key, "traffic.jobs[0].iterations");
+    assert!(error.expected.contains("operations"), "{}", error.expected);
+}
+
+#[test]
+fn placement_is_checked_before_the_program_is_generated() {
+    // 10^7 ranks on 64 endpoints: the placement error comes first, not the program's size.
+    let error = refused(&jobs(json!({
+        "name": "big", "app": "allreduce", "ranks": 10_000_000, "message_bytes": 8,
+        "iterations": 1_000_000, "placement": {"kind": "linear"}
+    })));
+    assert_eq!(error.key, "traffic.jobs[0].placement");
+}
+
+#[test]
+fn sizes_that_overflow_u64_are_refused_not_wrapped() {
+    let mut raw = base();
+    set(&mut raw, "nic.header_bytes", json!(u64::MAX));
+    let error = Config::from_json(&raw.to_string()).unwrap_err();
+    assert_eq!(error.key, "nic.header");
+}
