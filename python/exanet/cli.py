@@ -160,10 +160,26 @@ def run(
     settings = list(overrides or ())
     if threads is not None:
         settings.append(f"threads={threads}")
-    result = api.simulate(load(config, settings), progress=False if quiet else None)
+    loaded = load(config, settings)
+    outdir = output or Path("exanet-out") / config.stem
+    # Checked before the simulation rather than after it. The other processes of a run across
+    # processes take the first's verdict, else they would wait in the simulation forever.
+    from exanet.result import prepare_output_directory
+
+    problem = None
+    if distributed.rank() == 0:
+        try:
+            prepare_output_directory(outdir, "--output")
+        except ExanetError as exc:
+            problem = exc
+    if (comm := distributed.world()) is not None:
+        problem = comm.bcast(problem, root=0)
+    if problem is not None:
+        raise problem
+    result = api.simulate(loaded, progress=False if quiet else None)
     if distributed.rank() != 0:
         return  # every process of a run across processes holds the result; the first writes
-    outdir = result.write(output or Path("exanet-out") / config.stem)
+    result.write(outdir)
     if quiet:
         return
     stdout.print(headline_table(result.summary, title=f"exanet run {config.name}"))

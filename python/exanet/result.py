@@ -2,18 +2,49 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
 import os
+import uuid
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 import numpy as np
 import pandas as pd
 
+from exanet._validation import format_value
 from exanet.config import Config
+from exanet.errors import ConfigError, OutputError
 from exanet.topologies import topology_label
+
+SUMMARY_FILE = "summary.json"
+"""Written last: a directory holding it holds a complete result."""
+TABLES = (
+    "endpoints",
+    "links",
+    "jobs",
+    "bursts",
+    "traffic_matrix",
+    "injection_series",
+    "packet_sizes",
+)
+"""The tables a result writes as NAME.parquet; endpoints and links always, the others when
+non-empty."""
+ALWAYS_WRITTEN_TABLES = ("endpoints", "links")
+PLAIN_OS_REASONS = {
+    errno.ENOSPC: "disk full",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EROFS: "read-only file system",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+}
+
+FileWriter = Callable[[IO[bytes]], Any]
+"""Writes one file's bytes to the open file it is given."""
 
 
 class CoreRunResult(Protocol):
@@ -95,10 +126,15 @@ class Result:
         return table_to_dataframe(self._run.table("jobs" if kind == "jobs" else "bursts"))
 
     def write(self, outdir: str | os.PathLike[str]) -> Path:
-        """Write summary.json (NaN written as null), config.json (core units), endpoints.parquet
-        and links.parquet, and each non-empty workload or recorded table as NAME.parquet."""
+        """Write config.json (core units), endpoints.parquet and links.parquet, each non-empty
+        workload or recorded table as NAME.parquet, and summary.json (NaN written as null).
+
+        No reader ever sees a partial result: every file is written under a temporary name,
+        synced to disk and renamed, and summary.json comes last (a summary.json left by an
+        earlier result is removed before anything is replaced), so a directory holding
+        summary.json holds a complete result. Raises OutputError naming the file and the reason
+        ("disk full") when writing fails, after removing what it had written."""
         outdir = Path(outdir)
-        outdir.mkdir(parents=True, exist_ok=True)
         summary: dict[str, Any] = {
             key: _finite_or_none(value) for key, value in self.summary.items()
         }
@@ -107,14 +143,14 @@ class Result:
                 {key: _finite_or_none(value) for key, value in row.items()}
                 for row in self.jobs.astype(object).to_dict(orient="records")
             ]
-        (outdir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-        (outdir / "config.json").write_text(json.dumps(self.config.to_core(), indent=2) + "\n")
-        self.endpoints.to_parquet(outdir / "endpoints.parquet", engine="pyarrow", index=False)
-        self.links.to_parquet(outdir / "links.parquet", engine="pyarrow", index=False)
-        for name in ("jobs", "bursts", "traffic_matrix", "injection_series", "packet_sizes"):
+        files: dict[str, FileWriter] = {"config.json": json_writer(self.config.to_core())}
+        for name in TABLES:
             table = getattr(self, name)
-            if len(table):
-                table.to_parquet(outdir / f"{name}.parquet", engine="pyarrow", index=False)
+            if name in ALWAYS_WRITTEN_TABLES or len(table):
+                files[f"{name}.parquet"] = parquet_writer(table)
+        files[SUMMARY_FILE] = json_writer(summary)
+        stale = [f"{name}.parquet" for name in TABLES if f"{name}.parquet" not in files]
+        write_files(outdir, files, obsolete=[SUMMARY_FILE, *stale])
         return outdir
 
     def __repr__(self) -> str:
@@ -128,3 +164,89 @@ class Result:
 
 def _finite_or_none(value: Any) -> Any:
     return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def json_writer(document: Any) -> FileWriter:
+    return lambda file: file.write((json.dumps(document, indent=2) + "\n").encode())
+
+
+def parquet_writer(table: pd.DataFrame) -> FileWriter:
+    return lambda file: table.to_parquet(file, engine="pyarrow", index=False)
+
+
+def write_files(
+    directory: str | os.PathLike[str],
+    files: Mapping[str, FileWriter],
+    obsolete: Iterable[str] = (),
+) -> None:
+    """Write `files` (name: writer) into `directory` (created if needed) so that no reader sees
+    a partial file: each is written under a temporary name in `directory` and synced, then all
+    are renamed in the order given. The `obsolete` files are removed before the first rename:
+    a caller whose last file marks a complete write lists it there, so that an old marker never
+    stands beside new files. On failure the temporaries are removed and OutputError names the
+    file and the reason."""
+    directory = Path(directory)
+    staged: list[tuple[Path, Path]] = []
+    current = directory
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, write in files.items():
+            current = directory / name
+            staging = directory / f".tmp-{uuid.uuid4().hex}-{name}"
+            staged.append((staging, current))
+            with open(staging, "xb") as file:
+                write(file)
+                file.flush()
+                os.fsync(file.fileno())
+        for name in obsolete:
+            current = directory / name
+            current.unlink(missing_ok=True)
+        for staging, final in staged:
+            current = final
+            staging.replace(final)
+        sync_directory(directory)
+    except BaseException as error:
+        for staging, _ in staged:
+            with contextlib.suppress(OSError):
+                staging.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise OutputError(str(current), os_reason(error)) from None
+        raise
+
+
+def sync_directory(directory: str | os.PathLike[str]) -> None:
+    """Make the renames in `directory` durable: a crash after this cannot undo them."""
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def os_reason(error: OSError) -> str:
+    """Why an operating-system call failed, in plain words where the usual message is obscure."""
+    return PLAIN_OS_REASONS.get(error.errno or 0) or error.strerror or str(error)
+
+
+def prepare_output_directory(path: str | os.PathLike[str], key: str) -> Path:
+    """Make sure results can be written to the directory `path` before a long run rather than
+    after it: create it and write and remove a probe file there. Raises ConfigError naming
+    `key` (the option or argument that gave the path), the path and the reason otherwise."""
+    path = Path(path)
+    blocking = next(
+        (p for p in (path, *path.parents) if os.path.exists(p) and not os.path.isdir(p)), None
+    )
+    if blocking is not None:
+        reason = f"{blocking} is a file, not a directory"
+    else:
+        probe = path / f".tmp-{uuid.uuid4().hex}-probe"
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            probe.write_bytes(b"probe")
+            probe.unlink()
+            return path
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                probe.unlink(missing_ok=True)
+            reason = os_reason(error)
+    raise ConfigError(key, format_value(str(path)), f"a directory exanet can write ({reason})")

@@ -1,11 +1,17 @@
-"""The `exanet` command end to end, in a subprocess, with the real simulator."""
+"""The `exanet` command end to end with the real simulator: in a subprocess, or in this process
+where a test fakes a failing disk."""
 
+import errno
 import json
+import os
 import subprocess
 import sys
 
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
+
+from exanet.cli import app
 
 CONFIG = """
 seed = 3
@@ -48,15 +54,19 @@ def test_run_writes_summary_and_parquet_tables(tmp_path):
     assert "latency" in done.stdout
 
 
+UNSAFE_CONFIG = (
+    CONFIG.replace("vcs = 2", "vcs = 1")
+    .replace("dims = [4, 4]", "dims = [8, 8]")
+    .replace("load = 0.2", "load = 1.0")
+    .replace('warmup = "1us"', 'duration = "1ms"')
+    .replace('measure = "5us"', 'deadlock_timeout = "5us"')
+    + '[routing]\nkind = "dor"\nallow_unsafe = true\n'
+)
+"""Deadlocks within a second of simulation (exit 3)."""
+
+
 def test_unsafe_torus_deadlock_exits_3_and_names_the_cycle(tmp_path):
-    unsafe = (
-        CONFIG.replace("vcs = 2", "vcs = 1")
-        .replace("dims = [4, 4]", "dims = [8, 8]")
-        .replace("load = 0.2", "load = 1.0")
-        .replace('warmup = "1us"', 'duration = "1ms"')
-        .replace('measure = "5us"', 'deadlock_timeout = "5us"')
-    )
-    (tmp_path / "unsafe.toml").write_text(unsafe + '[routing]\nkind = "dor"\nallow_unsafe = true\n')
+    (tmp_path / "unsafe.toml").write_text(UNSAFE_CONFIG)
     done = exanet("run", "unsafe.toml", "-q", cwd=tmp_path)
     assert done.returncode == 3, done.stderr
     assert "deadlock" in done.stderr
@@ -71,3 +81,28 @@ def test_one_vc_torus_without_opt_in_exits_2_with_the_reason(tmp_path):
     assert "router.vcs" in done.stderr
     assert "dateline" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("output", ["taken", "taken/run"])
+def test_output_under_a_file_exits_2_before_simulating(tmp_path, output):
+    (tmp_path / "taken").write_text("a file")
+    (tmp_path / "unsafe.toml").write_text(UNSAFE_CONFIG)
+    done = exanet("run", "unsafe.toml", "-o", output, "-q", cwd=tmp_path)
+    # 2, not the deadlock's 3: the output was checked before the simulation.
+    assert done.returncode == 2, done.stderr
+    assert f"'--output' = \"{output}\"" in done.stderr
+    assert "taken is a file, not a directory" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_full_disk_after_the_run_exits_2_and_leaves_no_summary(tmp_path, monkeypatch):
+    def disk_full(frame, file, **options):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small.toml").write_text(CONFIG)
+    done = CliRunner().invoke(app, ["run", "small.toml", "-o", "out", "-q"])
+    assert done.exit_code == 2, done.output
+    assert "endpoints.parquet: disk full" in done.output
+    assert list((tmp_path / "out").iterdir()) == []

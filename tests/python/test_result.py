@@ -1,12 +1,17 @@
+import errno
 import json
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from samples import ENDPOINTS, LINKS, SUMMARY, SampleRun
 
 from exanet.config import Config
-from exanet.result import Result, table_to_dataframe
+from exanet.errors import ConfigError, OutputError
+from exanet.result import Result, prepare_output_directory, table_to_dataframe
 
 CONFIG = Config.from_dict({"topology": {"kind": "torus", "dims": [2, 2]}, "traffic": {"load": 0.5}})
 
@@ -51,3 +56,107 @@ def test_write(tmp_path):
     links = pd.read_parquet(outdir / "links.parquet")
     assert links["class"].tolist() == ["dim1", "dim0", "dim1"]
     assert isinstance(links["class"].dtype, pd.CategoricalDtype)
+
+
+def disk_full_after(data):
+    """A DataFrame.to_parquet that writes `data`, then finds the disk full."""
+
+    def to_parquet(frame, file, **options):
+        file.write(data)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    return to_parquet
+
+
+def test_write_publishes_summary_last_and_leaves_no_temporaries(tmp_path, monkeypatch):
+    published = []
+    replace = Path.replace
+
+    def recording_replace(self, target):
+        published.append(Path(target).name)
+        return replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", recording_replace)
+    outdir = Result(CONFIG, SampleRun()).write(tmp_path / "out")
+    assert published == ["config.json", "endpoints.parquet", "links.parquet", "summary.json"]
+    assert sorted(path.name for path in outdir.iterdir()) == sorted(published)
+
+
+def test_a_full_disk_leaves_nothing_and_names_the_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full_after(b"PAR1"))
+    with pytest.raises(OutputError) as error:
+        Result(CONFIG, SampleRun()).write(tmp_path / "out")
+    assert error.value.path == str(tmp_path / "out" / "endpoints.parquet")
+    assert error.value.reason == "disk full"
+    assert "endpoints.parquet: disk full" in str(error.value)
+    assert list((tmp_path / "out").iterdir()) == []  # config.json was staged, then removed
+
+
+def test_a_failed_write_keeps_the_previous_result_whole(tmp_path, monkeypatch):
+    outdir = Result(CONFIG, SampleRun()).write(tmp_path / "out")
+    before = {path.name: path.read_bytes() for path in outdir.iterdir()}
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full_after(b""))
+    with pytest.raises(OutputError):
+        Result(CONFIG, SampleRun({**SUMMARY, "latency_ns_mean": 1.0})).write(outdir)
+    assert {path.name: path.read_bytes() for path in outdir.iterdir()} == before
+
+
+def test_a_write_failing_while_publishing_leaves_no_summary(tmp_path, monkeypatch):
+    outdir = Result(CONFIG, SampleRun()).write(tmp_path / "out")
+    replace = Path.replace
+
+    def failing_second_replace(self, target):
+        if Path(target).name == "endpoints.parquet":
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", failing_second_replace)
+    with pytest.raises(OutputError) as error:
+        Result(CONFIG, SampleRun()).write(outdir)
+    assert error.value.reason == os.strerror(errno.EIO)
+    names = {path.name for path in outdir.iterdir()}
+    assert "summary.json" not in names  # the old one is gone: the rest is not its result
+    assert not any(name.startswith(".tmp-") for name in names)
+
+
+def test_a_rewrite_removes_tables_the_new_result_lacks(tmp_path):
+    outdir = Result(CONFIG, SampleRun()).write(tmp_path / "out")
+    (outdir / "bursts.parquet").write_bytes(b"from an earlier result")
+    Result(CONFIG, SampleRun()).write(outdir)
+    assert not (outdir / "bursts.parquet").exists()
+
+
+@pytest.mark.parametrize("path", ["taken", "taken/run"])
+def test_output_under_a_file_is_refused(tmp_path, path):
+    (tmp_path / "taken").write_text("a file")
+    with pytest.raises(ConfigError) as error:
+        prepare_output_directory(tmp_path / path, "--output")
+    assert error.value.key == "--output"
+    assert error.value.value == f'"{tmp_path / path}"'
+    assert f"{tmp_path / 'taken'} is a file, not a directory" in error.value.expected
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        (errno.ENOSPC, "disk full"),
+        (errno.EROFS, "read-only file system"),
+        (errno.EACCES, "permission denied"),
+    ],
+)
+def test_output_that_cannot_take_a_file_is_refused(tmp_path, monkeypatch, code, reason):
+    def failing_write_bytes(self, data):  # tests run as root: say what the system would
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(Path, "write_bytes", failing_write_bytes)
+    with pytest.raises(ConfigError) as error:
+        prepare_output_directory(tmp_path / "out", "--output")
+    assert error.value.key == "--output"
+    assert reason in error.value.expected
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_output_directory_is_created_and_left_empty(tmp_path):
+    outdir = prepare_output_directory(tmp_path / "a" / "b", "--output")
+    assert outdir.is_dir()
+    assert list(outdir.iterdir()) == []

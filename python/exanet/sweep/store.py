@@ -5,8 +5,9 @@
                                    `exanet run` writes them (ok points only)
     OUT/points.parquet             one row per point of the last sweep run into OUT
 
-A point's directory appears in one rename once complete, so a sweep killed at any moment leaves
-each point either finished or absent (plus, at worst, a hidden .tmp-* directory).
+A point's directory appears in one rename once complete and its files synced, so a sweep killed
+at any moment, or a disk that fills up, leaves each point either finished or absent (plus, at
+worst, a hidden .tmp-* directory); points.parquet is replaced in one rename likewise.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from typing import Any
 
 import pandas as pd
 
+from exanet.errors import OutputError
+from exanet.result import json_writer, os_reason, parquet_writer, sync_directory, write_files
+
 POINTS_DIR = "points"
 DATASET_FILE = "points.parquet"
 POINT_FILE = "point.json"
@@ -33,16 +37,30 @@ def point_dir(out: str | os.PathLike[str], key: str) -> Path:
 def store_point(
     out: str | os.PathLike[str], key: str, record: dict[str, Any], write: Callable[[Path], Any]
 ) -> None:
-    """Write a point's files with `write(directory)` and its record, then publish them at once."""
+    """Write a point's files with `write(directory)` and its record, then publish them at once.
+    Raises OutputError (and leaves nothing behind) when they cannot be written."""
     final = point_dir(out, key)
     staging = final.parent / f".tmp-{key}-{uuid.uuid4().hex}"
-    staging.mkdir(parents=True)
-    write(staging)
-    (staging / POINT_FILE).write_text(json.dumps(record, indent=2) + "\n")
     try:
-        staging.rename(final)
-    except OSError:  # another run of the same sweep published this point first
-        shutil.rmtree(staging)
+        staging.mkdir(parents=True)
+        write(staging)
+        write_files(staging, {POINT_FILE: json_writer(record)})
+        try:
+            staging.rename(final)
+        except OSError:
+            if not final.is_dir():
+                raise
+            shutil.rmtree(staging)  # another run of the same sweep published this point first
+            return
+        sync_directory(final.parent)
+    except BaseException as error:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(error, OutputError) and Path(error.path).parent == staging:
+            # Named as published: the staging directory means nothing to the reader.
+            raise OutputError(str(final / Path(error.path).name), error.reason) from None
+        if isinstance(error, OSError):
+            raise OutputError(str(final), os_reason(error)) from None
+        raise
 
 
 def read_point(out: str | os.PathLike[str], key: str) -> dict[str, Any] | None:
@@ -64,11 +82,8 @@ def write_dataset(out: str | os.PathLike[str], rows: list[dict[str, Any]]) -> Pa
     frame = pd.DataFrame(rows)
     for name in frame.columns:
         frame[name] = _uniform_column(frame[name])
-    path = Path(out) / DATASET_FILE
-    staging = path.with_name(f".tmp-{uuid.uuid4().hex}-{DATASET_FILE}")
-    frame.to_parquet(staging, engine="pyarrow", index=False)
-    staging.replace(path)
-    return path
+    write_files(out, {DATASET_FILE: parquet_writer(frame)})
+    return Path(out) / DATASET_FILE
 
 
 def _uniform_column(column: pd.Series) -> pd.Series:
