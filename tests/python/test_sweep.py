@@ -1,10 +1,17 @@
 """Sweeps: point keys, expansion, resume, failures, executors, saturation search and the CLI."""
 
+import contextlib
+import errno
+import faulthandler
+import functools
 import os
+import resource
 import signal
 import subprocess
 import sys
+import textwrap
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -13,7 +20,7 @@ import pytest
 import exanet
 from exanet import api
 from exanet.config import Config
-from exanet.errors import ConfigError
+from exanet.errors import ConfigError, OutputError
 from exanet.sweep import (
     DaskExecutor,
     LocalExecutor,
@@ -22,7 +29,7 @@ from exanet.sweep import (
     config_key,
     load_table,
 )
-from exanet.sweep.spec import parse_spec
+from exanet.sweep.spec import MAX_POINTS, parse_spec
 
 BASE = {
     "topology": {"kind": "torus", "dims": [4, 4]},
@@ -115,6 +122,15 @@ def test_points_are_the_product_of_grid_zip_points_and_repetitions():
             "sweep.zip[0].keys",
             "sweep.grid[0].key",
         ),
+        ({"repetitions": 10**8}, "sweep.repetitions", f"at most {MAX_POINTS:,} points"),
+        (
+            {
+                "grid": [{"key": "a", "values": list(range(1000))}],
+                "zip": [{"keys": ["b"], "values": [[0]] * 101}],
+            },
+            "sweep",
+            f"at most {MAX_POINTS:,} points",
+        ),
     ],
 )
 def test_bad_spec_names_the_key(spec, key, words):
@@ -122,6 +138,16 @@ def test_bad_spec_names_the_key(spec, key, words):
         parse_spec(spec)
     assert error.value.key == key
     assert words in error.value.expected
+
+
+def test_too_many_points_are_refused_before_expanding():
+    started_s = time.monotonic()
+    with pytest.raises(ConfigError) as error:
+        Sweep(BASE, grid={"traffic.load": [0.1, 0.2]}, repetitions=MAX_POINTS // 2 + 1)
+    assert time.monotonic() - started_s < 1  # expanding would take minutes
+    assert error.value.key == "sweep"
+    assert error.value.value.startswith(f"{MAX_POINTS + 2:,} points")
+    assert len(Sweep(BASE, grid={"traffic.load": [0.1, 0.2]}, repetitions=3).points) == 6
 
 
 def test_failing_points_are_recorded_and_the_sweep_goes_on(tmp_path):
@@ -195,6 +221,179 @@ def test_resume_after_killing_a_sweep_process(tmp_path):
     )
     assert (resumed.ran, resumed.skipped) == (8 - killed_at, killed_at)
     assert (resumed.points["status"] == "ok").all()
+
+
+def crash_at_load(load, crash, function, task):
+    """Run `function(task)`, except that the point at traffic.load `load` ends its process."""
+    if task.config.traffic.load == load:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file from os.abort
+        faulthandler.disable()  # pytest's would print this process's stack
+        crash()
+    return function(task)
+
+
+class CrashingPointExecutor(LocalExecutor):
+    """A local pool whose worker running the point at traffic.load `load` dies by `crash`."""
+
+    def __init__(self, load, crash):
+        super().__init__(2)
+        self.crash = functools.partial(crash_at_load, load, crash)
+
+    def map_unordered(self, function, tasks):
+        return super().map_unordered(functools.partial(self.crash, function), tasks)
+
+
+@pytest.mark.parametrize(
+    ("crash", "error"),
+    [
+        (os.abort, "worker process died (signal 6, SIGABRT)"),
+        (functools.partial(os._exit, 3), "worker process died (exit status 3)"),
+    ],
+)
+def test_a_point_that_kills_its_worker_fails_alone_and_runs_again_on_resume(tmp_path, crash, error):
+    sweep = Sweep(BASE, grid={"traffic.load": [0.1, 0.2, 0.3, 0.4, 0.5]})
+    run = sweep.run(tmp_path, executor=CrashingPointExecutor(0.3, crash), progress=False)
+    assert run.failures["traffic.load"].tolist() == [0.3]
+    assert run.failures["error"].tolist() == [error]
+    ok = run.points[run.points["status"] == "ok"]
+    assert ok["traffic.load"].tolist() == [0.1, 0.2, 0.4, 0.5]
+    assert (ok["accepted_load"] > 0).all()
+    resumed = sweep.run(tmp_path, executor=LocalExecutor(2), progress=False)
+    assert (resumed.ran, resumed.skipped) == (1, 4)
+    assert (resumed.points["status"] == "ok").all()
+
+
+def process_state(pid):
+    """The state letter of process `pid` (R, S, Z, ...), or None when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+def alive(pid):
+    return process_state(pid) not in (None, "Z", "X")  # a zombie has ended
+
+
+def children(pid):
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit():
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+def wait_until(condition, timeout_s):
+    deadline_s = time.monotonic() + timeout_s
+    while not condition() and time.monotonic() < deadline_s:
+        time.sleep(0.02)
+    return condition()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes in /proc")
+def test_killing_a_sweep_ends_its_workers(tmp_path):
+    # Points of about 30 s each: the workers are busy simulating when the sweep is killed.
+    slow = SWEEP_TOML.replace("[[4, 4], [1, 4]]", "[[16, 16]]").replace('"2us"', '"400us"')
+    (tmp_path / "slow.toml").write_text(slow)
+    command = [sys.executable, "-m", "exanet", "sweep", "slow.toml", "-j", "2", "-o", "out", "-q"]
+    process = subprocess.Popen(command, cwd=tmp_path, start_new_session=True)
+    try:
+        assert wait_until(lambda: len(children(process.pid)) >= 2, 60)
+        workers = children(process.pid)
+        os.kill(process.pid, signal.SIGKILL)  # the sweep only, not its process group
+        process.wait()
+        assert wait_until(lambda: not any(alive(pid) for pid in workers), 5)
+    finally:  # whatever is left, so that a failure leaks no process
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes in /proc")
+@pytest.mark.parametrize("mechanism", ["set_parent_death_signal", "watch_parent"])
+def test_a_worker_ends_when_its_parent_is_killed(mechanism):
+    """Each of the two ways a worker notices its parent's death works alone: the kernel's
+    parent-death signal (Linux) and the thread that watches the parent (everywhere)."""
+    script = textwrap.dedent(
+        f"""
+        import os, time
+        from exanet.sweep import executors
+
+        parent = os.getpid()
+        if os.fork() == 0:
+            try:
+                executors.{mechanism}({"parent" if mechanism == "watch_parent" else ""})
+            except BaseException as error:
+                print(repr(error), flush=True)
+                os._exit(1)
+            print(os.getpid(), flush=True)  # watching its parent from now on
+            time.sleep(60)
+            os._exit(0)
+        time.sleep(60)
+        """
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        line = process.stdout.readline()
+        assert line.strip().isdigit(), line
+        child = int(line)
+        assert alive(child)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        assert wait_until(lambda: not alive(child), 5)
+    finally:
+        process.stdout.close()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+class InProcessExecutor(LocalExecutor):
+    """Runs points one after the other in this process (where monkeypatches apply)."""
+
+    def __init__(self):
+        super().__init__(1)
+
+    def map_unordered(self, function, tasks):
+        for task in tasks:
+            try:
+                outcome = function(task)
+            except Exception as exc:
+                outcome = exc
+            yield task, outcome
+
+
+def test_a_full_disk_stops_the_sweep_and_leaves_no_partial_point(tmp_path, monkeypatch):
+    def disk_full(frame, file, **options):
+        file.write(b"PAR1")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
+    sweep = Sweep(BASE, grid={"traffic.load": [0.1, 0.2]})
+    with pytest.raises(OutputError) as error:
+        sweep.run(tmp_path, executor=InProcessExecutor(), progress=False)
+    assert error.value.reason == "disk full"
+    key = sweep.points[0].key
+    assert error.value.path == str(tmp_path / "points" / key / "endpoints.parquet")
+    assert list((tmp_path / "points").iterdir()) == []  # neither a point nor its staging
+    assert not (tmp_path / "points.parquet").exists()
+    monkeypatch.undo()
+    resumed = sweep.run(tmp_path, executor=InProcessExecutor(), progress=False)
+    assert (resumed.ran, resumed.skipped) == (2, 0)
+    assert (resumed.points["status"] == "ok").all()
+
+
+def test_output_that_is_a_file_is_refused_before_running(tmp_path):
+    (tmp_path / "taken").write_text("not a directory")
+    sweep = Sweep(BASE, grid={"traffic.load": [0.1]})
+    with pytest.raises(ConfigError) as error:
+        sweep.run(tmp_path / "taken" / "sweep", executor=InProcessExecutor(), progress=False)
+    assert error.value.key == "out"
+    assert "taken is a file, not a directory" in error.value.expected
 
 
 def test_local_submitit_and_dask_executors_give_identical_rows(tmp_path):
@@ -278,7 +477,11 @@ def test_saturation_of_a_real_torus():
 
 def exanet_cli(*args, cwd):
     return subprocess.run(
-        [sys.executable, "-m", "exanet", *args], cwd=cwd, capture_output=True, text=True
+        [sys.executable, "-m", "exanet", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang fails the test rather than the suite
     )
 
 
@@ -307,3 +510,14 @@ def test_cli_bad_sweep_spec_exits_2_naming_the_key(tmp_path):
     done = exanet_cli("sweep", "plain.toml", cwd=tmp_path)
     assert done.returncode == 2
     assert "[sweep]" in done.stderr
+    (tmp_path / "huge.toml").write_text(SWEEP_TOML + "[sweep]\nrepetitions = 100000000\n")
+    done = exanet_cli("sweep", "huge.toml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "'sweep.repetitions' = 100000000" in done.stderr
+    assert f"at most {MAX_POINTS:,} points" in done.stderr
+    (tmp_path / "taken").write_text("not a directory")
+    (tmp_path / "sweep.toml").write_text(SWEEP_TOML)
+    done = exanet_cli("sweep", "sweep.toml", "--out", "taken", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "'--out' = \"taken\"" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -9,10 +9,17 @@ file system every worker reaches.
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import ctypes
+import multiprocessing
+import multiprocessing.connection
 import os
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, Protocol, TypeVar
@@ -25,6 +32,12 @@ ExecutorName = Literal["local", "submitit", "dask"]
 EXECUTORS: tuple[ExecutorName, ...] = ("local", "submitit", "dask")
 POLL_S = 0.1
 """How often the submitit executor looks at its jobs: submitit has no completion callback."""
+PARENT_POLL_S = 0.5
+"""How often a local worker checks that the sweep that started it is alive (where the kernel
+cannot be asked to end it along with its parent)."""
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal a process gets when its parent dies."""
+EXIT_ORPHANED = 1
 
 
 class Executor(Protocol):
@@ -49,21 +62,162 @@ class _NoResources:
         return None
 
 
+class WorkerDied(Exception):
+    """The process running a point ended before returning its result: it crashed or was
+    killed. Not an ExanetError: the point itself may be fine, so it is not stored."""
+
+    def __init__(self, exitcode: int | None) -> None:
+        self.exitcode = exitcode
+        if exitcode is not None and exitcode < 0:
+            how = f"signal {-exitcode}"
+            with contextlib.suppress(ValueError):
+                how += f", {signal.Signals(-exitcode).name}"
+        else:
+            how = f"exit status {exitcode}"
+        super().__init__(f"worker process died ({how})")
+
+    def __reduce__(self):
+        return type(self), (self.exitcode,)
+
+
 class LocalExecutor(_NoResources):
-    """A process pool on this machine, one process per core by default. Processes rather than
-    threads so that a point that crashes the interpreter costs that point only."""
+    """A pool of processes on this machine, one per core by default, each running one point at
+    a time. Processes rather than threads, and the pool knows which point each one runs: a point
+    that crashes its process (or gets it killed) yields WorkerDied for that point only, a new
+    process takes the dead one's place, and the other points run on. The processes end when the
+    process that started them dies, even by kill -9, rather than wait for work forever."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
 
     def map_unordered(self, function, tasks):
-        with ProcessPoolExecutor(max_workers=self.workers) as pool:
-            futures = {pool.submit(function, task): task for task in tasks}
-            try:
-                for future in as_completed(futures):
-                    yield futures[future], future.exception() or future.result()
-            finally:  # interrupted: drop what has not started
-                pool.shutdown(wait=True, cancel_futures=True)
+        context = multiprocessing.get_context()
+        pending = collections.deque(tasks)
+        idle: list[_Worker] = []
+        busy: dict[_Worker, Any] = {}
+        try:
+            while pending or busy:
+                while pending and len(busy) < self.workers:
+                    worker = _take_live(idle) or _Worker(context)
+                    task = pending.popleft()
+                    try:
+                        worker.connection.send((function, task))
+                    except OSError:  # it died between two points
+                        worker.stop()
+                        yield task, WorkerDied(worker.process.exitcode)
+                    except Exception as exc:  # the task cannot be pickled
+                        idle.append(worker)
+                        yield task, exc
+                    else:
+                        busy[worker] = task
+                if not busy:  # every task left failed to reach a worker
+                    continue
+                waiting = [w.connection for w in busy] + [w.process.sentinel for w in busy]
+                ready = set(multiprocessing.connection.wait(waiting))
+                for worker in [w for w in busy if {w.connection, w.process.sentinel} & ready]:
+                    task = busy.pop(worker)
+                    try:
+                        # Readable means a result or the end of the pipe; only the sentinel
+                        # ready means the process died with the pipe still open elsewhere.
+                        if not worker.connection.poll():
+                            raise EOFError
+                        outcome = worker.connection.recv()
+                    except (EOFError, OSError):
+                        worker.stop()
+                        outcome = WorkerDied(worker.process.exitcode)
+                    else:
+                        idle.append(worker)
+                    yield task, outcome
+        finally:  # done or interrupted: running points are lost, not stored, so rerun later
+            for worker in [*idle, *busy]:
+                worker.stop()
+
+
+def _take_live(idle: list[_Worker]) -> _Worker | None:
+    """An idle worker that is still alive (one may have been killed while it waited)."""
+    while idle:
+        worker = idle.pop()
+        if worker.process.is_alive():
+            return worker
+        worker.stop()
+    return None
+
+
+class _Worker:
+    """One process of the local pool and the pipe that gives it points and returns results."""
+
+    def __init__(self, context: Any) -> None:
+        self.connection, child = context.Pipe()
+        self.process = context.Process(
+            target=_serve, args=(child, os.getpid()), daemon=True, name="exanet-sweep-worker"
+        )
+        self.process.start()
+        child.close()
+
+    def stop(self) -> None:
+        """End the process (at once: whatever it runs is dropped) and wait for it."""
+        self.connection.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+
+
+def _serve(connection: Any, parent_pid: int) -> None:
+    """A worker's loop: run each (function, task) received and send back the result, or the
+    exception it raised, until the pipe closes."""
+    exit_with_parent(parent_pid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    while True:
+        try:
+            function, task = connection.recv()
+        except EOFError:
+            return
+        try:
+            outcome = function(task)
+        except Exception as exc:
+            outcome = exc
+        try:
+            connection.send(outcome)
+        except Exception:  # an exception that cannot be pickled goes back as its text
+            connection.send(RuntimeError(f"{type(outcome).__name__}: {outcome}"))
+
+
+def exit_with_parent(parent_pid: int) -> None:
+    """End this process when process `parent_pid`, which started it, dies: on Linux the kernel
+    kills it (PR_SET_PDEATHSIG), elsewhere and as a fallback a thread notices."""
+    set_parent_death_signal()
+    watch_parent(parent_pid)
+
+
+def set_parent_death_signal() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (nothing elsewhere)."""
+    if sys.platform != "linux":
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def watch_parent(parent_pid: int) -> None:
+    """Start a thread that ends this process once `parent_pid` has died: gone, or this process
+    reparented (its parent then is init, a subreaper, or after a forkserver the server's)."""
+    parent_at_start = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent_at_start and _exists(parent_pid):
+            time.sleep(PARENT_POLL_S)
+        os._exit(EXIT_ORPHANED)
+
+    threading.Thread(target=watch, name="exanet-parent-watch", daemon=True).start()
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, owned by someone else
+        pass
+    return True
 
 
 class SubmititExecutor(_NoResources):

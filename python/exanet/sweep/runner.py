@@ -13,8 +13,9 @@ from typing import Any
 import pandas as pd
 
 from exanet.config import Config, apply_overrides, read_config_toml
-from exanet.errors import ConfigError
-from exanet.sweep.executors import Executor, make_executor
+from exanet.errors import ConfigError, OutputError
+from exanet.result import prepare_output_directory
+from exanet.sweep.executors import Executor, WorkerDied, make_executor
 from exanet.sweep.points import Point, expand
 from exanet.sweep.progress import SweepProgress
 from exanet.sweep.spec import SweepSpec, parse_spec
@@ -98,9 +99,11 @@ class Sweep:
 
         `executor`: "local" (a process pool), "submitit" or "dask" with `jobs` workers (default:
         every core) and, for dask, a scheduler `address`; or an executor object. A point that
-        fails is stored as failed and not rerun unless `retry_failed`."""
-        out = Path(out).resolve()
-        out.mkdir(parents=True, exist_ok=True)
+        fails is stored as failed and not rerun unless `retry_failed`; one whose worker died
+        is reported as failed but not stored, so the next run tries it again. Raises
+        ConfigError when `out` is not a writable directory, before running anything, and
+        OutputError (the points stored so far kept) when results cannot be written."""
+        out = prepare_output_directory(Path(out).resolve(), "out")
         records = self._stored(out, retry_failed)
         skipped = len(records)
         unique = {point.key: point for point in self.points}
@@ -116,12 +119,10 @@ class Sweep:
             SweepProgress(len(unique), len(records), failed, executor.workers, progress) as bar,
         ):
             for task, outcome in executor.map_unordered(run_point, tasks):
+                if isinstance(outcome, OutputError):  # no later point could be stored either
+                    raise outcome
                 if isinstance(outcome, BaseException):  # not stored: a rerun tries again
-                    outcome = {
-                        "key": task.key,
-                        "status": "failed",
-                        "error": f"worker failed: {type(outcome).__name__}: {outcome}",
-                    }
+                    outcome = {"key": task.key, "status": "failed", "error": _failure(outcome)}
                 else:  # read back, so a fresh row equals the row of a resumed sweep
                     outcome = read_point(out, task.key) or outcome
                 records[task.key] = outcome
@@ -153,6 +154,12 @@ class Sweep:
         }
         metrics = {k: v for k, v in record.items() if k not in identity}
         return {**identity, **point.axes, **metrics}
+
+
+def _failure(exc: BaseException) -> str:
+    if isinstance(exc, WorkerDied):
+        return str(exc)
+    return f"worker failed: {type(exc).__name__}: {exc}"
 
 
 def _zip_axis(index: int, axis: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
