@@ -164,12 +164,12 @@ def run(
     outdir = output or Path("exanet-out") / config.stem
     # Checked before the simulation rather than after it. The other processes of a run across
     # processes take the first's verdict, else they would wait in the simulation forever.
-    from exanet.result import prepare_output_directory
+    from exanet.result import check_output_directory
 
     problem = None
     if distributed.rank() == 0:
         try:
-            prepare_output_directory(outdir, "--output")
+            check_output_directory(outdir, "--output")
         except ExanetError as exc:
             problem = exc
     if (comm := distributed.world()) is not None:

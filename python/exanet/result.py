@@ -228,17 +228,18 @@ def os_reason(error: OSError) -> str:
     return PLAIN_OS_REASONS.get(error.errno or 0) or error.strerror or str(error)
 
 
-def prepare_output_directory(path: str | os.PathLike[str], key: str) -> Path:
-    """Make sure results can be written to the directory `path` before a long run rather than
-    after it: create it and write and remove a probe file there. Raises ConfigError naming
-    `key` (the option or argument that gave the path), the path and the reason otherwise."""
+def check_output_directory(path: str | os.PathLike[str], key: str) -> Path:
+    """Check that results can be written to the directory `path`, before a long run rather
+    than after it: create it, write and remove a probe file, then remove the directories it
+    created (a run that fails leaves nothing behind). Raises ConfigError naming `key` (the
+    option or argument that gave the path), the path and the reason otherwise."""
     path = Path(path)
-    blocking = next(
-        (p for p in (path, *path.parents) if os.path.exists(p) and not os.path.isdir(p)), None
-    )
+    parts = [path, *path.parents]
+    blocking = next((p for p in parts if os.path.exists(p) and not os.path.isdir(p)), None)
     if blocking is not None:
         reason = f"{blocking} is a file, not a directory"
     else:
+        missing = [p for p in parts if not os.path.exists(p)]  # deepest first
         probe = path / f".tmp-{uuid.uuid4().hex}-probe"
         try:
             path.mkdir(parents=True, exist_ok=True)
@@ -246,7 +247,10 @@ def prepare_output_directory(path: str | os.PathLike[str], key: str) -> Path:
             probe.unlink()
             return path
         except OSError as error:
+            reason = os_reason(error)
+        finally:
             with contextlib.suppress(OSError):
                 probe.unlink(missing_ok=True)
-            reason = os_reason(error)
+                for directory in missing:
+                    directory.rmdir()
     raise ConfigError(key, format_value(str(path)), f"a directory exanet can write ({reason})")

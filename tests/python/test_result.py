@@ -11,7 +11,7 @@ from samples import ENDPOINTS, LINKS, SUMMARY, SampleRun
 
 from exanet.config import Config
 from exanet.errors import ConfigError, OutputError
-from exanet.result import Result, prepare_output_directory, table_to_dataframe
+from exanet.result import Result, check_output_directory, table_to_dataframe
 
 CONFIG = Config.from_dict({"topology": {"kind": "torus", "dims": [2, 2]}, "traffic": {"load": 0.5}})
 
@@ -130,7 +130,7 @@ def test_a_rewrite_removes_tables_the_new_result_lacks(tmp_path):
 def test_output_under_a_file_is_refused(tmp_path, path):
     (tmp_path / "taken").write_text("a file")
     with pytest.raises(ConfigError) as error:
-        prepare_output_directory(tmp_path / path, "--output")
+        check_output_directory(tmp_path / path, "--output")
     assert error.value.key == "--output"
     assert error.value.value == f'"{tmp_path / path}"'
     assert f"{tmp_path / 'taken'} is a file, not a directory" in error.value.expected
@@ -150,13 +150,15 @@ def test_output_that_cannot_take_a_file_is_refused(tmp_path, monkeypatch, code, 
 
     monkeypatch.setattr(Path, "write_bytes", failing_write_bytes)
     with pytest.raises(ConfigError) as error:
-        prepare_output_directory(tmp_path / "out", "--output")
+        check_output_directory(tmp_path / "out", "--output")
     assert error.value.key == "--output"
     assert reason in error.value.expected
-    assert list((tmp_path / "out").iterdir()) == []
+    assert not (tmp_path / "out").exists()  # created to try, then removed
 
 
-def test_output_directory_is_created_and_left_empty(tmp_path):
-    outdir = prepare_output_directory(tmp_path / "a" / "b", "--output")
-    assert outdir.is_dir()
-    assert list(outdir.iterdir()) == []
+def test_output_check_leaves_no_trace(tmp_path):
+    assert check_output_directory(tmp_path / "a" / "b", "--output") == tmp_path / "a" / "b"
+    assert list(tmp_path.iterdir()) == []  # it created a/b to try, then removed them
+    (tmp_path / "kept").mkdir()
+    check_output_directory(tmp_path / "kept", "--output")
+    assert [path.name for path in tmp_path.rglob("*")] == ["kept"]

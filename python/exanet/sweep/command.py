@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from exanet.config import load
-from exanet.result import prepare_output_directory
+from exanet.result import check_output_directory
 from exanet.sweep.runner import Sweep
 from exanet.sweep.saturation import saturation as find_saturation
 
@@ -60,7 +60,7 @@ def sweep(
     """Run every point of SWEEP not yet stored in the output directory, and write the dataset
     (points.parquet, one row per point). A failing point is recorded and the sweep goes on."""
     planned = Sweep.from_toml(spec, overrides or ())
-    outdir = prepare_output_directory(out or Path("exanet-out") / spec.stem, "--out")
+    outdir = check_output_directory(out or Path("exanet-out") / spec.stem, "--out")
     run = planned.run(
         outdir,
         executor=executor.value,

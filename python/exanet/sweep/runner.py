@@ -14,7 +14,7 @@ import pandas as pd
 
 from exanet.config import Config, apply_overrides, read_config_toml
 from exanet.errors import ConfigError, OutputError
-from exanet.result import prepare_output_directory
+from exanet.result import check_output_directory
 from exanet.sweep.executors import Executor, WorkerDied, make_executor
 from exanet.sweep.points import Point, expand
 from exanet.sweep.progress import SweepProgress
@@ -103,7 +103,7 @@ class Sweep:
         is reported as failed but not stored, so the next run tries it again. Raises
         ConfigError when `out` is not a writable directory, before running anything, and
         OutputError (the points stored so far kept) when results cannot be written."""
-        out = prepare_output_directory(Path(out).resolve(), "out")
+        out = check_output_directory(Path(out).resolve(), "out")
         records = self._stored(out, retry_failed)
         skipped = len(records)
         unique = {point.key: point for point in self.points}
