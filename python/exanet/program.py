@@ -21,6 +21,7 @@ import importlib.machinery
 import importlib.util
 import inspect
 import operator
+import reprlib
 from collections import defaultdict
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from itertools import zip_longest
@@ -313,7 +314,7 @@ class Program:
             raise ConfigError(key, str(path), f"a readable Python file ({exc})") from None
         except BaseException as exc:  # a syntax error, a failing import, an exit: not exanet's
             raise ConfigError(
-                key, str(path), f"a Python file that loads ({type(exc).__name__}: {exc})"
+                key, str(path), f"a Python file that loads ({_failure(exc)})"
             ) from None
         program = getattr(module, "program", None)
         if not inspect.isgeneratorfunction(program):
@@ -374,6 +375,13 @@ def _ranks(ranks: Any, key: str) -> int:
 def _generate(fn: Callable[..., Iterator[Op]], ranks: int, params: dict, key: str) -> Program:
     """The program of the generator function `fn` on `ranks` ranks; errors name `key`."""
     size = _ranks(ranks, key)
+    if size > MAX_OPERATIONS_PER_JOB:  # the generator runs once per rank, even an idle one
+        raise ConfigError(
+            key,
+            f"{size} ranks",
+            f"at most {MAX_OPERATIONS_PER_JOB:,} ranks for a generator program, which runs once "
+            "per rank (exanet.program.MAX_OPERATIONS_PER_JOB)",
+        )
     ops_by_rank = []
     remaining = MAX_OPERATIONS_PER_JOB
     for rank in range(size):
@@ -396,7 +404,7 @@ def _run_rank(
     except BaseException as exc:  # e.g. TypeError: a parameter the function does not take
         raise ConfigError(
             key,
-            f"{name}(rank={rank}, size={size}, **{params!r}): {type(exc).__name__}: {exc}",
+            f"{name}(rank={rank}, size={size}, **{reprlib.repr(params)}): {_failure(exc)}",
             "a generator function taking (rank, size) and the job's params as keyword arguments",
         ) from None
     if not inspect.isgenerator(generator):
@@ -422,14 +430,14 @@ def _run_rank(
         except BaseException as exc:  # the user's code failed or exited: say where, no traceback
             raise ConfigError(
                 key,
-                f"rank {rank} after operation {len(ops)}: {type(exc).__name__}: {exc}",
+                f"rank {rank} after operation {len(ops)}: {_failure(exc)}",
                 "a program whose code runs without raising or exiting",
             ) from None
         if not isinstance(op, Op):
             _close(generator)
             raise ConfigError(
                 key,
-                f"rank {rank} yielded {op!r} as operation {len(ops)}",
+                f"rank {rank} yielded {reprlib.repr(op)} as operation {len(ops)}",
                 "an operation built by an exanet.program helper (compute, send, recv, ...)",
             )
         if len(ops) == most:
@@ -440,6 +448,15 @@ def _run_rank(
             op = op._replace(request=requests)
             reply, requests = requests, requests + 1
         ops.append(op)
+
+
+def _failure(exc: BaseException) -> str:
+    """ "Type: message" of an exception of the user's code, even one whose message fails."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = "(its message cannot be shown: str() fails)"
+    return f"{type(exc).__name__}: {message}"
 
 
 def _close(generator: Generator) -> None:
@@ -471,6 +488,7 @@ def _normalize(frame: pd.DataFrame, key: str) -> pd.DataFrame:
     )
 
 
+_MAX_NAME_CHARS = 32  # the string columns hold names: "allreduce", "recursive_doubling"
 # inferred kinds (pandas.api.types.infer_dtype) whose values may be numbers
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal", "string", "mixed")
 
@@ -482,10 +500,16 @@ def _coerce(column: pd.Series, name: str, dtype: str, key: str) -> pd.Series:
     kind = pd.api.types.infer_dtype(values, skipna=False)
     if dtype == "str":
         missing = values.isna()
-        if kind in ("string", "empty") and not missing.any():
-            return values.astype("str")
-        bad = next(i for i, v in enumerate(values) if missing[i] or not isinstance(v, str))
-        raise _column_error(key, name, bad, values[bad], "a string")
+        if kind not in ("string", "empty") or missing.any():
+            bad = next((i for i, v in enumerate(values) if missing[i] or not isinstance(v, str)), 0)
+            raise _column_error(key, name, bad, values[bad], "a string")
+        # before the copy: a dictionary column may repeat one huge string millions of times
+        too_long = values.str.len() > _MAX_NAME_CHARS
+        if too_long.any():
+            bad = int(np.argmax(too_long.to_numpy()))
+            expected = f"a name (an op or an algorithm) of at most {_MAX_NAME_CHARS} characters"
+            raise _column_error(key, name, bad, values[bad], expected)
+        return values.astype("str")
     if kind == "empty":
         return values.astype(dtype)
     if kind not in _NUMERIC_KINDS:
@@ -509,7 +533,7 @@ def _coerce(column: pd.Series, name: str, dtype: str, key: str) -> pd.Series:
 
 def _column_error(key: str, name: str, row: int, value: Any, expected: str) -> ConfigError:
     value = value.item() if isinstance(value, np.generic) else value
-    return ConfigError(key, f"column {name} row {row}: {value!r}", expected)
+    return ConfigError(key, f"column {name} row {row}: {reprlib.repr(value)}", expected)
 
 
 def _describe(row: Any) -> str:
@@ -547,8 +571,7 @@ def _validate(ops: pd.DataFrame, ranks: int, key: str) -> None:
     _first(ops, op.isin(_SENDS) & (ops["tag"] < 0), key, "a send tag >= 0")
     _first(ops, op.isin(_RECVS) & (ops["tag"] < -1), key, "a receive tag >= 0 or -1 (any tag)")
     _first(ops, (op == "comm") & (ops["communicator"] < 1), key, "a communicator id >= 1")
-    collective = op.isin(COLLECTIVES)
-    _first(ops, collective & (ops["communicator"] < 0), key, "a communicator >= 0 (0: every rank)")
+    _first(ops, ops["communicator"] < 0, key, "a communicator >= 0 (0: every rank)")
     for name in ops.loc[ops["algorithm"] != "", "op"].unique():
         valid = ALGORITHMS.get(name, ())
         expected = (

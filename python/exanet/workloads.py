@@ -264,9 +264,13 @@ class Job(_Section):
         None, description="a trace: .parquet/.csv exanet trace, .goal, or a Chakra prefix"
     )
     ranks: JobRanks | None = Field(None, description="ranks of the job (a trace gives its own)")
-    message: MessageBytes | None = Field(None, description="message size; the app's default")
+    message: MessageBytes | None = Field(
+        None, description="message size, at most 1TiB (1099511627776 B); the app's default"
+    )
     iterations: Annotated[StrictInt, Field(ge=1, le=_U32_MAX)] = 1
-    compute: JobTimePs = Field("0ns", description="compute time before each iteration")
+    compute: JobTimePs = Field(
+        "0ns", description="compute time before each iteration, in ps at most 10^6 s"
+    )
     algorithm: StrictStr | None = Field(None, description="the collective's algorithm")
     grid: list[JobRanks] | None = Field(
         None, description="process grid of halo2d/3d, milc, pf3d, qbox; a default shape"
@@ -281,7 +285,7 @@ class Job(_Section):
     map: list[Annotated[StrictInt, Field(ge=0, le=_U32_MAX)]] | None = Field(
         None, description="rank i on endpoint map[i] (placement = map)"
     )
-    start: JobTimePs = Field("0ns", description="when the job starts")
+    start: JobTimePs = Field("0ns", description="when the job starts, in ps at most 10^6 s")
 
     @model_validator(mode="after")
     def _check(self) -> Job:

@@ -107,7 +107,7 @@ def test_helpers_parse_units_and_defaults():
         # beyond what the core takes: these were OverflowErrors or wrapped around
         (lambda: send(2**40, 8), "send.peer", "-2147483648..2147483647"),
         (lambda: send(1, 8, tag=2**31), "send.tag", "-2147483648..2147483647"),
-        (lambda: irecv(1, 2**64), "irecv.bytes", "at most 1099511627776 bytes"),
+        (lambda: irecv(1, 2**63), "irecv.bytes", "at most 1099511627776 bytes"),
         (lambda: allreduce("2TiB"), "allreduce.bytes", "at most 1099511627776 bytes"),
         (lambda: wait(2**63), "wait.request", "-2147483648..2147483647"),
         (lambda: comm(-(2**40)), "comm.k", "-2147483648..2147483647"),
@@ -115,7 +115,7 @@ def test_helpers_parse_units_and_defaults():
         (lambda: compute(10**400), "compute.ns", "at most 1000000000000000 ns"),
         (lambda: compute(float("inf")), "compute.ns", "at most 1000000000000000 ns"),
         (lambda: compute(float("nan")), "compute.ns", "duration >= 0"),
-        (lambda: compute("1e30s"), "compute.ns", "at most 1000000000000000 ns"),
+        (lambda: compute("1e7s"), "compute.ns", "at most 1000000000000000 ns"),
     ],
 )
 def test_helpers_refuse_bad_arguments(make, key, expected):
@@ -206,6 +206,8 @@ def test_a_generator_that_never_ends_stops_at_the_operation_limit(monkeypatch):
     assert len(Program.from_generator(a_few_each, 2)) == 800
     with pytest.raises(ConfigError, match=r"ranks 0\.\.2: more than 1,000"):
         Program.from_generator(a_few_each, 3)  # the limit is the job's, over its ranks
+    with pytest.raises(ConfigError, match="at most 1,000 ranks for a generator program"):
+        Program.from_generator(a_few_each, 1001)  # it runs once per rank, even doing nothing
 
 
 def test_from_file_runs_program_with_params(tmp_path):

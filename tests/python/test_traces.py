@@ -148,6 +148,20 @@ def test_parquet_dictionary_columns_read_like_plain_ones(tmp_path):
     assert read_trace(path).to_core() == program.to_core()
 
 
+def test_a_parquet_dictionary_of_one_huge_string_is_refused_before_it_is_copied(tmp_path):
+    # 10^4 rows naming one 10^5-character op: a small file, 1 GB once each row holds a copy
+    frame = Program.from_generator(pingpong, 2).sorted().iloc[[0] * 10**4]
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    huge_op = pa.DictionaryArray.from_arrays(pa.array([0] * 10**4, pa.int32()), ["x" * 10**5])
+    table = table.set_column(table.column_names.index("op"), "op", huge_op)
+    path = tmp_path / "huge_op.parquet"
+    pq.write_table(table.replace_schema_metadata({b"exanet.ranks": b"2"}), path)
+    assert path.stat().st_size < 100_000
+    with pytest.raises(ConfigError, match="at most 32 characters") as info:
+        read_trace(path)
+    assert "column op row 0: 'xxxxxxxxxxxx...xxxxxxxxxxxxx'" in info.value.value
+
+
 @pytest.mark.parametrize(
     ("metadata", "value"),
     [
