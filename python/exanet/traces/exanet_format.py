@@ -28,9 +28,6 @@ RANKS_METADATA_KEY = b"exanet.ranks"
 _CSV_HEADER = re.compile(r"#\s*exanet-trace\s+ranks=(?P<ranks>\d+)\s*")
 _RANKS_DIGITS = len(str(MAX_RANKS))
 _MAX_HEADER_CHARS = 1024
-# Bytes of a Parquet file's columns, uncompressed, at most: 64 per operation of a full job
-_MAX_PARQUET_BYTES = 64 * MAX_OPERATIONS_PER_JOB
-_STRING_COLUMNS = [name for name, dtype in COLUMNS.items() if dtype == "str"]
 
 
 def write_trace(program: Program, path: str | Path) -> None:
@@ -99,32 +96,46 @@ class _Refused(Exception):
 
 def _read_parquet(path: Path) -> tuple[pd.DataFrame, str | None]:
     """The operations and the rank count (text) of a Parquet trace. Its footer is checked
-    before the columns are read: a small file can declare billions of rows."""
+    before the columns are read: a small file can declare billions of rows, or rows of nested
+    values (the footer's column chunks are not looked at: pyarrow aborts the process on some
+    damaged ones)."""
     with pq.ParquetFile(path) as file:
-        metadata = file.metadata
-        rows = metadata.num_rows
+        rows = file.metadata.num_rows
         if rows > MAX_OPERATIONS_PER_JOB:
             raise _Refused(
                 f"{rows} rows",
                 f"at most {MAX_OPERATIONS_PER_JOB:,} operations in a job "
                 "(exanet.program.MAX_OPERATIONS_PER_JOB)",
             )
-        size = sum(
-            metadata.row_group(g).column(c).total_uncompressed_size
-            for g in range(metadata.num_row_groups)
-            for c in range(metadata.num_columns)
-        )
-        if size > _MAX_PARQUET_BYTES:
+        schema = file.schema_arrow
+    for column in schema:
+        if not _flat(column.type):
             raise _Refused(
-                f"{size} bytes of columns",
-                f"at most {_MAX_PARQUET_BYTES} bytes of columns, uncompressed",
+                f"column {column.name} of type {column.type}", "a column of numbers or strings"
             )
-        ranks = (file.schema_arrow.metadata or {}).get(RANKS_METADATA_KEY)
-        # strings stay dictionary-encoded: repeated long strings cannot grow in memory
-        strings = [name for name in _STRING_COLUMNS if name in file.schema_arrow.names]
-        table = pq.read_table(path, read_dictionary=strings)
+    # strings stay dictionary-encoded: a string repeated on every row is held once
+    strings = [column.name for column in schema if _is_string(column.type)]
+    table = pq.read_table(path, read_dictionary=strings)
+    ranks = (schema.metadata or {}).get(RANKS_METADATA_KEY)
     ranks_text = ranks.decode(errors="replace") if ranks is not None else None
     return table.to_pandas(), ranks_text if ranks_text and ranks_text.isdigit() else None
+
+
+def _flat(arrow_type: pa.DataType) -> bool:
+    """A type whose values take a bounded size each (strings: see `read_dictionary`)."""
+    if pa.types.is_dictionary(arrow_type):
+        return _flat(arrow_type.value_type)
+    return (
+        pa.types.is_integer(arrow_type)
+        or pa.types.is_floating(arrow_type)
+        or pa.types.is_boolean(arrow_type)
+        or pa.types.is_null(arrow_type)
+        or _is_string(arrow_type)
+    )
+
+
+def _is_string(arrow_type: pa.DataType) -> bool:
+    return pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type)
 
 
 def _read_csv(path: Path) -> tuple[pd.DataFrame, str | None]:
