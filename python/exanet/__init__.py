@@ -11,6 +11,7 @@ from exanet.errors import (
     DistributedError,
     ExanetError,
     InternalError,
+    OutputError,
     ProgramStalledError,
 )
 from exanet.program import Program
@@ -31,6 +32,7 @@ __all__ = [
     "DistributedError",
     "ExanetError",
     "InternalError",
+    "OutputError",
     "Program",
     "ProgramStalledError",
     "Result",

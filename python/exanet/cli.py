@@ -13,17 +13,18 @@ from rich.table import Table
 
 import exanet
 from exanet import api, distributed
+from exanet.bug_report import write_bug_report
 from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
 from exanet.display import format_number, headline_table, jobs_table
-from exanet.errors import DeadlockError, DistributedError, ExanetError
+from exanet.errors import DeadlockError, DistributedError, ExanetError, InternalError
 from exanet.result import Result
 from exanet.sweep import command as sweep_command
 from exanet.units import format_bandwidth_bytes_per_s, format_size_bytes, format_time_ps
 
-EXIT_UNEXPECTED = 1
 EXIT_INVALID = 2
 EXIT_DEADLOCK = 3
+EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug in exanet, not in the input
 EXIT_INTERRUPTED = 130
 
 DEMO_CONFIG: dict[str, Any] = {
@@ -73,6 +74,9 @@ def reporting_errors(command: Callable[P, None]) -> Callable[P, None]:
             # The other processes may wait in a collective this one will never join.
             distributed.abort(EXIT_INVALID)
             raise typer.Exit(EXIT_INVALID) from None
+        except InternalError as exc:
+            _report_bug(exc, kwargs)
+            raise typer.Exit(EXIT_INTERNAL) from None
         except ExanetError as exc:
             _print_error(f"error: {exc}")
             raise typer.Exit(EXIT_INVALID) from None
@@ -80,10 +84,29 @@ def reporting_errors(command: Callable[P, None]) -> Callable[P, None]:
             _print_error("interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:
-            _print_error(f"internal error: {type(exc).__name__}: {exc}")
-            raise typer.Exit(EXIT_UNEXPECTED) from None
+            _report_bug(exc, kwargs)
+            raise typer.Exit(EXIT_INTERNAL) from None
 
     return wrapper
+
+
+def _report_bug(error: Exception, arguments: dict[str, Any]) -> None:
+    """One line for a failure of exanet itself (a core panic or a Python exception that is
+    not an ExanetError), and a bug report next to the command's output."""
+    config_file = arguments.get("config")
+    output = arguments.get("output")
+    directory = output if isinstance(output, Path) else Path.cwd()
+    core_config = error.config if isinstance(error, InternalError) else None
+    what = str(error) if isinstance(error, InternalError) else f"{type(error).__name__}: {error}"
+    report = write_bug_report(
+        directory, error, config_file if isinstance(config_file, Path) else None, core_config
+    )
+    where = (
+        f"please report it with {report}, which holds the command, the config and the error"
+        if report
+        else "please report it with this command and its config"
+    )
+    _print_error(f"internal error (a bug in exanet {exanet.__version__}): {what}; {where}")
 
 
 def _print_error(text: str) -> None:
@@ -123,7 +146,8 @@ def _options(
 ) -> None:
     """exanet: packet-level interconnection-network simulator for HPC and AI systems.
 
-    Exit codes: 0 success, 1 internal error, 2 invalid input, 3 deadlock, 130 interrupted.
+    Exit codes: 0 success, 2 invalid input, 3 deadlock, 70 internal error (a bug in exanet:
+    it writes exanet-bug-report.json), 130 interrupted.
     """
 
 

@@ -1,5 +1,6 @@
 """The command line's behaviour on errors, without running the simulator core."""
 
+import json
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import pytest
 from samples import REPORT, SUMMARY, SampleRun
 from typer.testing import CliRunner
 
-from exanet import api, cli
+from exanet import _core, api, cli
 from exanet.errors import DeadlockError
 from exanet.result import Result
 
@@ -90,15 +91,50 @@ def test_interrupt_exits_130(config_path, monkeypatch):
     assert "interrupted" in result.stderr
 
 
-def test_unexpected_error_exits_1_without_traceback(config_path, monkeypatch):
+def test_unexpected_python_error_exits_70_with_a_bug_report(config_path, monkeypatch, tmp_path):
     def broken_simulate(config, *, progress=None):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(api, "simulate", broken_simulate)
-    result = runner.invoke(cli.app, ["run", str(config_path)])
-    assert result.exit_code == 1
+    outdir = tmp_path / "out"
+    result = runner.invoke(cli.app, ["run", str(config_path), "-o", str(outdir)])
+    assert result.exit_code == 70
+    assert "internal error (a bug in exanet" in result.stderr
     assert "RuntimeError: boom" in result.stderr
     assert "Traceback" not in result.output
+    report = json.loads((outdir / "exanet-bug-report.json").read_text())
+    assert report["error"] == "RuntimeError: boom"
+    assert report["config_text"] == CONFIG_TOML
+    assert any("broken_simulate" in line for line in report["traceback"])
+
+
+def test_a_core_panic_is_an_internal_error_naming_where_it_happened(
+    config_path, monkeypatch, tmp_path
+):
+    """A panic in the Rust core reaches the command line as one line and exit 70, never as a
+    PanicException traceback, and the bug report holds the core config."""
+
+    def panicking_validate(config_json):
+        _core._raise_panic("index out of range")
+
+    monkeypatch.setattr(_core, "validate", panicking_validate)
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(cli.app, ["validate", str(config_path)])
+    assert result.exit_code == 70
+    line = result.stderr.strip()
+    assert line.startswith("internal error (a bug in exanet")
+    assert "_raise_panic: index out of range (at crates/exanet-py/src/lib.rs:" in line
+    assert "Traceback" not in result.output and "panicked" not in result.output
+    report = json.loads((tmp_path / "exanet-bug-report.json").read_text())
+    assert report["core_config"]["topology"]["dims"] == [2, 2]
+
+
+def test_a_core_panic_reaches_python_callers_as_internal_error():
+    with pytest.raises(_core.InternalError, match="_raise_panic: boom"):
+        _core._raise_panic("boom")
+    # The guard resets between calls: the next panic reports its own message.
+    with pytest.raises(_core.InternalError, match="_raise_panic: again"):
+        _core._raise_panic("again")
 
 
 def test_run_writes_outputs_and_prints_summary(config_path, tmp_path, monkeypatch):
