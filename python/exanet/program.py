@@ -67,8 +67,8 @@ MAX_RANKS = 2**31 - 1
 """Ranks of one job at most (rank is an int32 column)."""
 MAX_MESSAGE_BYTES = 2**40
 """Bytes of one operation at most (a message, a collective's buffer): 1 TiB. The simulator moves
-about a GiB per second of wall time, so a larger message would run for hours; within this limit
-a job's byte counts stay far below the core's 64-bit counters."""
+a few GB per second of wall time, so a larger message would run for hours; within this limit a
+job's byte counts stay far below the core's 64-bit counters."""
 MAX_JOB_TIME_PS = 10**18
 """A job's start, and each rank's compute time added up, at most: 10^6 s (about 11.6 days), so
 the core's 64-bit picosecond clock (about 213 days) cannot overflow."""
