@@ -1,13 +1,15 @@
 """Field types shared by the config schema's sections: quantities written with units and held in
-core units (integer picoseconds, bytes, bytes per second), and the base of every section."""
+core units (integer picoseconds, bytes, bytes per second), counts bounded by the core's integer
+types, and the base of every section."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StrictInt
 
 from exanet.units import (
+    U64_MAX,
     format_bandwidth_bytes_per_s,
     format_size_bytes,
     format_time_ps,
@@ -15,6 +17,15 @@ from exanet.units import (
     parse_size_bytes,
     parse_time_ps,
 )
+
+U16_MAX = 2**16 - 1
+U32_MAX = 2**32 - 1
+
+#: A count the core holds in 32 bits (routers, ports, ranks, endpoint ids).
+U32 = Annotated[StrictInt, Field(ge=0, le=U32_MAX)]
+PositiveU32 = Annotated[StrictInt, Field(ge=1, le=U32_MAX)]
+#: A seed: any 64-bit unsigned integer.
+U64 = Annotated[StrictInt, Field(ge=0, le=U64_MAX)]
 
 TimePs = Annotated[int, BeforeValidator(parse_time_ps), PlainSerializer(format_time_ps)]
 PositiveTimePs = Annotated[TimePs, Field(gt=0)]

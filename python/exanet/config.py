@@ -27,6 +27,9 @@ from pydantic import (
 )
 
 from exanet._types import (
+    U32,
+    U32_MAX,
+    U64,
     BandwidthBytesPerS,
     PositiveSizeBytes,
     PositiveTimePs,
@@ -34,7 +37,15 @@ from exanet._types import (
     TimePs,
     _Section,
 )
-from exanet._validation import FieldError, format_key, format_value, to_config_error
+from exanet._validation import (
+    MAX_NESTING,
+    NESTED_TOO_DEEP,
+    FieldError,
+    check_nesting,
+    format_key,
+    format_value,
+    to_config_error,
+)
 from exanet.errors import ConfigError
 from exanet.topologies import (
     TOPOLOGY_DESCRIPTION,
@@ -44,7 +55,7 @@ from exanet.topologies import (
 )
 from exanet.topologies import MeshTopology as MeshTopology  # re-exported: they lived here
 from exanet.topologies import TorusTopology as TorusTopology
-from exanet.units import format_time_ps
+from exanet.units import U64_MAX, format_time_ps
 from exanet.workloads import (
     TRAFFIC_DESCRIPTION,
     Traffic,
@@ -199,7 +210,7 @@ class SourceRouting(_Section):
     pairs route minimally. VC i carries hop i, so router.vcs must cover the longest path."""
 
     kind: Literal["source"]
-    paths: StrictStr | list[list[Annotated[StrictInt, Field(ge=0)]]] = Field(
+    paths: StrictStr | list[list[U32]] = Field(
         description=f"a path file ({PATH_FILE_FORMAT}) or an inline list [[A, B, C], ...]"
     )
 
@@ -240,7 +251,9 @@ class RouterConfig(_Section):
     vcs: Annotated[StrictInt, Field(ge=1, le=16)] = Field(
         2, description="virtual channels per port, 1..16"
     )
-    vc_buffer: PositiveSizeBytes = Field("2KiB", description="buffer of each VC of an input port")
+    vc_buffer: Annotated[PositiveSizeBytes, Field(le=U32_MAX)] = Field(
+        "2KiB", description="buffer of each VC of an input port, at most 4 GiB"
+    )
     latency: TimePs = Field("50ns", description="from head arrival to the earliest departure")
     arbitration: Literal["round_robin", "age"] = "round_robin"
     in_transit_priority: StrictBool | Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
@@ -322,7 +335,7 @@ class NicConfig(_Section):
     injection_latency: TimePs | None = Field(None, description="defaults to links.latency")
     mtu: PositiveSizeBytes = Field("4KiB", description="largest packet payload")
     header: SizeBytes = Field("32B", description="header bytes added to every packet")
-    max_outstanding_packets: Annotated[StrictInt, Field(ge=0)] = Field(
+    max_outstanding_packets: U32 = Field(
         0,
         description="injection throttle: packets a NIC may have in the network at once "
         "(0: no limit)",
@@ -362,12 +375,17 @@ class NicConfig(_Section):
         return self.injection_cap * self.injection_cap_window // 10**12
 
     @model_validator(mode="after")
-    def _cap_holds_a_byte(self) -> NicConfig:
+    def _cap_fits(self) -> NicConfig:
+        window = format_time_ps(self.injection_cap_window)
         if self.injection_cap is not None and self.injection_cap_bytes() == 0:
             raise FieldError(
                 "injection_cap",
-                "at least one byte per injection_cap_window "
-                f"({format_time_ps(self.injection_cap_window)}): raise either",
+                f"at least one byte per injection_cap_window ({window}): raise either",
+            )
+        if self.injection_cap_bytes() > U64_MAX:
+            raise FieldError(
+                "injection_cap",
+                f"at most 2^64 - 1 bytes per injection_cap_window ({window}): lower either",
             )
         return self
 
@@ -448,6 +466,7 @@ class RecordConfig(_Section):
 
 @contextmanager
 def _config_errors(raw: Any) -> Iterator[None]:
+    check_nesting(raw)
     try:
         yield
     except ValidationError as exc:
@@ -457,9 +476,7 @@ def _config_errors(raw: Any) -> Iterator[None]:
 class Config(_Section):
     """A complete, validated simulation configuration."""
 
-    seed: Annotated[StrictInt, Field(ge=0, lt=2**64)] = Field(
-        1, description="master seed of all random streams"
-    )
+    seed: U64 = Field(1, description="master seed of all random streams")
     topology: Topology = Field(description=TOPOLOGY_DESCRIPTION)
     routing: Routing | None = Field(None, description=ROUTING_DESCRIPTION)
     router: RouterConfig = Field(default_factory=RouterConfig)
@@ -569,6 +586,11 @@ def read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ConfigError("config", str(path), f"a readable TOML file ({exc.strerror})") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError("config", str(path), f"valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError("config", str(path), _NESTED_TOML) from None
+
+
+_NESTED_TOML = f"TOML with tables and arrays nested at most {MAX_NESTING} deep"
 
 
 OVERRIDE_KEY_RE = re.compile(r"[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*)*")
@@ -580,6 +602,7 @@ def apply_overrides(raw: Mapping[str, Any], overrides: Iterable[str]) -> dict[st
     The value is read as a TOML value when it is one (0.3, [16, 16], "30ns", true), else taken
     as a bare string (30ns, mesh).
     """
+    check_nesting(raw)
     result = copy.deepcopy(dict(raw))
     for override in overrides:
         key, separator, text = override.partition("=")
@@ -591,15 +614,17 @@ def apply_overrides(raw: Mapping[str, Any], overrides: Iterable[str]) -> dict[st
                 "an override of the form KEY=VALUE with a dotted KEY, e.g. traffic.load=0.3 or "
                 "topology.dims=[16,16]",
             )
-        set_dotted(result, key.split("."), _parse_override_value(text.strip()))
+        set_dotted(result, key.split("."), _parse_override_value(key, text.strip()))
     return result
 
 
-def _parse_override_value(text: str) -> Any:
+def _parse_override_value(key: str, text: str) -> Any:
     try:
         document = tomllib.loads(f"value = {text}")
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise ConfigError(key, NESTED_TOO_DEEP, _NESTED_TOML) from None
     return document["value"] if len(document) == 1 else text
 
 

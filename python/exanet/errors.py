@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -16,16 +16,32 @@ class ExanetError(Exception):
 
 
 class ConfigError(ExanetError, ValueError):
-    """An invalid configuration value: names the dotted key, the value and what would be valid."""
+    """An invalid configuration value: names the dotted key, the value and what would be valid.
 
-    def __init__(self, key: str, value: str, expected: str) -> None:
+    `key`, `value` and `expected` describe the first problem; `errors` lists every problem found
+    as (key, value, expected) tuples, the first included, and the message has one line each.
+    """
+
+    def __init__(
+        self, key: str, value: str, expected: str, more: Sequence[tuple[str, str, str]] = ()
+    ) -> None:
         self.key = key
         self.value = value
         self.expected = expected
-        super().__init__(f"config key '{key}' = {value} is invalid: {expected}")
+        self.errors = [(key, value, expected), *(tuple(error) for error in more)]
+        lines = [f"config key '{k}' = {v} is invalid: {e}" for k, v, e in self.errors]
+        if len(lines) > 1:
+            lines = [f"{len(lines)} problems in the config:", *(f"  {line}" for line in lines)]
+        super().__init__("\n".join(lines))
+
+    @classmethod
+    def of(cls, errors: Sequence[tuple[str, str, str]]) -> ConfigError:
+        """One error for every (key, value, expected) of `errors` (at least one)."""
+        (key, value, expected), *more = errors
+        return cls(key, value, expected, more)
 
     def __reduce__(self):
-        return type(self), (self.key, self.value, self.expected)
+        return type(self), (self.key, self.value, self.expected, self.errors[1:])
 
 
 class DeadlockError(ExanetError):

@@ -5,7 +5,9 @@ parameters (a dragonfly's `g`, a Slim Fly's `p`) are filled in after validation 
 (`model_fields_set`), so a config that overrides the parameter they derive from derives them
 afresh. Mistakes raise `ConfigError` naming the key, the value and what would be valid; what only
 the core can check (a prime power `q`, the number of dragonfly groups) is checked by the core with
-the same kind of message. docs/topologies.md describes every family.
+the same kind of message. Counts are bounded by the core's 32-bit integers, and `router_ports()`
+(the ports of a family's widest router, by the key that adds them) by its 16-bit port numbers.
+docs/topologies.md describes every family.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -29,10 +32,11 @@ from pydantic import (
     model_validator,
 )
 
-from exanet._validation import FieldError, format_value, to_config_error
+from exanet._types import U16_MAX, U32, U32_MAX, U64, PositiveU32
+from exanet._validation import FieldError, did_you_mean, format_value, to_config_error
 from exanet.errors import ConfigError
 
-PositiveInt = Annotated[StrictInt, Field(ge=1)]
+AtLeastTwo = Annotated[StrictInt, Field(ge=2, le=U32_MAX)]
 Arrangement = Literal["absolute", "relative", "circulant"]
 ARRANGEMENT_DESCRIPTION = (
     "which global port of a group leads to which peer group: absolute (peers in increasing "
@@ -57,6 +61,12 @@ class _Model(BaseModel):
         """
         for name, value in values.items():
             if getattr(self, name) is None:
+                if value is not None and value > U32_MAX:
+                    raise FieldError(
+                        name,
+                        f"a value of at most {U32_MAX:,}: its default, derived from the other "
+                        f"parameters, is {value:,}; give it, or smaller parameters",
+                    )
                 object.__setattr__(self, name, value)
 
 
@@ -70,10 +80,13 @@ def _ceil_half(value: int) -> int:
 
 class _GridTopology(_Model):
     kind: str  # narrowed to one Literal tag by each topology
-    dims: list[Annotated[StrictInt, Field(ge=2)]] = Field(
+    dims: list[AtLeastTwo] = Field(
         min_length=1, description="routers along each dimension, each >= 2, e.g. [8, 8]"
     )
-    concentration: PositiveInt = Field(1, description="endpoints attached to each router")
+    concentration: PositiveU32 = Field(1, description="endpoints attached to each router")
+
+    def router_ports(self) -> dict[str, int]:
+        return {"dims": 2 * len(self.dims), "concentration": self.concentration}
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": self.kind, "dims": list(self.dims), "concentration": self.concentration}
@@ -91,18 +104,25 @@ class MeshTopology(_GridTopology):
     kind: Literal["mesh"]
 
 
+def express_links_per_router(k: int, gap: int) -> int:
+    """Links of the widest router along one dimension of an express mesh: positions 1 + gap,
+    1 + 2 gap, ... away are linked, and position 1 reaches the most (1 behind it, the rest
+    ahead)."""
+    return 1 if k == 2 else (k - 3) // gap + 2
+
+
 class ExpressMeshTopology(_Model):
     """A mesh whose routers also link to the routers 1 + gap, 1 + 2 gap, ... away along each
     dimension; gap 1 links every pair of a dimension (HyperX)."""
 
     kind: Literal["express_mesh"]
-    dims: list[Annotated[StrictInt, Field(ge=2)]] = Field(
+    dims: list[AtLeastTwo] = Field(
         min_length=1, description="routers along each dimension, each >= 2, e.g. [12, 10, 10]"
     )
-    gap: PositiveInt = Field(
+    gap: PositiveU32 = Field(
         1, description="express links every gap positions: 1 is HyperX, largest dim - 1 a mesh"
     )
-    concentration: PositiveInt = Field(1, description="endpoints attached to each router")
+    concentration: PositiveU32 = Field(1, description="endpoints attached to each router")
 
     @model_validator(mode="after")
     def _check_gap(self) -> ExpressMeshTopology:
@@ -110,6 +130,10 @@ class ExpressMeshTopology(_Model):
         if self.gap > max(largest - 1, 1):
             raise FieldError("gap", f"between 1 (HyperX) and {max(largest - 1, 1)} (a plain mesh)")
         return self
+
+    def router_ports(self) -> dict[str, int]:
+        links = sum(express_links_per_router(k, self.gap) for k in self.dims)
+        return {"dims": links, "concentration": self.concentration}
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -125,10 +149,13 @@ class HyperXTopology(_Model):
     with gap 1)."""
 
     kind: Literal["hyperx"]
-    dims: list[Annotated[StrictInt, Field(ge=2)]] = Field(
+    dims: list[AtLeastTwo] = Field(
         min_length=1, description="routers along each dimension, each >= 2, e.g. [12, 10, 10]"
     )
-    concentration: PositiveInt = Field(1, description="endpoints attached to each router")
+    concentration: PositiveU32 = Field(1, description="endpoints attached to each router")
+
+    def router_ports(self) -> dict[str, int]:
+        return {"dims": sum(k - 1 for k in self.dims), "concentration": self.concentration}
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -144,9 +171,9 @@ class FlattenedButterflyTopology(_Model):
     fully connected (a HyperX of equal sizes), k endpoints per router by default."""
 
     kind: Literal["flattened_butterfly"]
-    k: Annotated[StrictInt, Field(ge=2)] = Field(description="routers per dimension, >= 2")
-    dimensions: PositiveInt = Field(description="number of dimensions, >= 1")
-    concentration: PositiveInt | None = Field(
+    k: AtLeastTwo = Field(description="routers per dimension, >= 2")
+    dimensions: PositiveU32 = Field(description="number of dimensions, >= 1")
+    concentration: PositiveU32 | None = Field(
         None, description="endpoints attached to each router; default k"
     )
 
@@ -154,6 +181,9 @@ class FlattenedButterflyTopology(_Model):
     def _defaults(self) -> FlattenedButterflyTopology:
         self._derive(concentration=self.k)
         return self
+
+    def router_ports(self) -> dict[str, int]:
+        return {"k": (self.k - 1) * self.dimensions, "concentration": self.concentration}
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -186,8 +216,10 @@ class FatTreeTopology(_Model):
 
     kind: Literal["fat_tree"]
     levels: Annotated[StrictInt, Field(ge=2, le=4)] = Field(3, description="router levels, 2 to 4")
-    radix: Annotated[StrictInt, Field(ge=4)] = Field(description="ports per router, even and >= 4")
-    pods: Annotated[StrictInt, Field(ge=2)] | None = Field(
+    radix: Annotated[StrictInt, Field(ge=4, le=U32_MAX)] = Field(
+        description="ports per router, even and >= 4"
+    )
+    pods: AtLeastTwo | None = Field(
         None, description="subtrees below the top level, 2 to radix; default radix"
     )
     taper: StrictStr = Field(
@@ -227,6 +259,9 @@ class FatTreeTopology(_Model):
             )
         return self
 
+    def router_ports(self) -> dict[str, int]:
+        return {"radix": self.radix}
+
     @property
     def taper_pair(self) -> tuple[int, int]:
         match = _TAPER_RE.fullmatch(self.taper)
@@ -252,12 +287,12 @@ class DragonflyTopology(_Model):
     per router between groups."""
 
     kind: Literal["dragonfly"]
-    a: PositiveInt = Field(description="routers per group")
-    h: PositiveInt = Field(description="global links per router")
-    p: PositiveInt | None = Field(
+    a: PositiveU32 = Field(description="routers per group")
+    h: PositiveU32 = Field(description="global links per router")
+    p: PositiveU32 | None = Field(
         None, description="endpoints per router; default h (balanced: a = 2p = 2h)"
     )
-    g: Annotated[StrictInt, Field(ge=2)] | None = Field(
+    g: AtLeastTwo | None = Field(
         None, description="groups, 2 to a*h + 1; default a*h + 1 (one global link per pair)"
     )
     arrangement: Arrangement = Field("absolute", description=ARRANGEMENT_DESCRIPTION)
@@ -266,6 +301,9 @@ class DragonflyTopology(_Model):
     def _defaults(self) -> DragonflyTopology:
         self._derive(p=self.h, g=self.a * self.h + 1)
         return self
+
+    def router_ports(self) -> dict[str, int]:
+        return {"p": self.p, "a": self.a - 1, "h": self.h}
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -283,14 +321,14 @@ class DragonflyRcTopology(_Model):
     router linked to every router of its row and of its column."""
 
     kind: Literal["dragonfly_rc"]
-    p: PositiveInt = Field(description="endpoints per router")
-    rows: PositiveInt = Field(description="rows of routers in a group")
-    cols: PositiveInt = Field(description="columns of routers in a group")
-    local_links: PositiveInt = Field(
+    p: PositiveU32 = Field(description="endpoints per router")
+    rows: PositiveU32 = Field(description="rows of routers in a group")
+    cols: PositiveU32 = Field(description="columns of routers in a group")
+    local_links: PositiveU32 = Field(
         1, description="parallel links between two routers of a row or a column"
     )
-    h: PositiveInt = Field(description="global links per router")
-    g: Annotated[StrictInt, Field(ge=2)] | None = Field(
+    h: PositiveU32 = Field(description="global links per router")
+    g: AtLeastTwo | None = Field(
         None, description="groups, 2 to rows*cols*h + 1; default rows*cols*h + 1"
     )
     arrangement: Arrangement = Field("absolute", description=ARRANGEMENT_DESCRIPTION)
@@ -299,6 +337,14 @@ class DragonflyRcTopology(_Model):
     def _defaults(self) -> DragonflyRcTopology:
         self._derive(g=self.rows * self.cols * self.h + 1)
         return self
+
+    def router_ports(self) -> dict[str, int]:
+        return {
+            "p": self.p,
+            "rows": (self.rows - 1) * self.local_links,
+            "cols": (self.cols - 1) * self.local_links,
+            "h": self.h,
+        }
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -314,11 +360,11 @@ class DragonflyRcTopology(_Model):
 
 
 class _DragonflyPlusBase(_Model):
-    leaves: PositiveInt = Field(description="leaf routers per group (they hold the endpoints)")
-    spines: PositiveInt = Field(description="spine routers per group (they hold global links)")
-    p: PositiveInt | None = Field(None, description="endpoints per leaf; default spines")
-    h: PositiveInt | None = Field(None, description="global links per spine; default leaves")
-    g: Annotated[StrictInt, Field(ge=2)] | None = Field(
+    leaves: PositiveU32 = Field(description="leaf routers per group (they hold the endpoints)")
+    spines: PositiveU32 = Field(description="spine routers per group (they hold global links)")
+    p: PositiveU32 | None = Field(None, description="endpoints per leaf; default spines")
+    h: PositiveU32 | None = Field(None, description="global links per spine; default leaves")
+    g: AtLeastTwo | None = Field(
         None, description="groups, 2 to spines*h + 1; default spines*h + 1"
     )
     arrangement: Arrangement = Field("absolute", description=ARRANGEMENT_DESCRIPTION)
@@ -328,6 +374,11 @@ class _DragonflyPlusBase(_Model):
         self._derive(p=self.spines, h=self.leaves)
         self._derive(g=self.spines * self.h + 1)
         return self
+
+    def router_ports(self) -> dict[str, int]:
+        leaf = {"p": self.p, "spines": self.spines}
+        spine = {"leaves": self.leaves, "h": self.h}
+        return max(leaf, spine, key=lambda ports: sum(ports.values()))
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -372,8 +423,8 @@ class SlimFlyTopology(_Model):
     routers of network degree (3q - delta)/2, diameter 2."""
 
     kind: Literal["slim_fly"]
-    q: PositiveInt = Field(description="a prime power q = 4w + delta, delta in {-1, 0, 1}")
-    p: PositiveInt | None = Field(
+    q: PositiveU32 = Field(description="a prime power q = 4w + delta, delta in {-1, 0, 1}")
+    p: PositiveU32 | None = Field(
         None, description="endpoints per router; default ceil(k'/2), k' = (3q - delta)/2"
     )
 
@@ -381,6 +432,9 @@ class SlimFlyTopology(_Model):
     def _defaults(self) -> SlimFlyTopology:
         self._derive(p=_ceil_half(slim_fly_degree(self.q)))
         return self
+
+    def router_ports(self) -> dict[str, int]:
+        return {"q": slim_fly_degree(self.q), "p": self.p}
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "slim_fly", "q": self.q, "p": self.p}
@@ -391,13 +445,16 @@ class PolarflyTopology(_Model):
     routers of degree q + 1, diameter 2."""
 
     kind: Literal["polarfly"]
-    q: PositiveInt = Field(description="a prime power >= 2")
-    p: PositiveInt | None = Field(None, description="endpoints per router; default ceil((q + 1)/2)")
+    q: PositiveU32 = Field(description="a prime power >= 2")
+    p: PositiveU32 | None = Field(None, description="endpoints per router; default ceil((q + 1)/2)")
 
     @model_validator(mode="after")
     def _defaults(self) -> PolarflyTopology:
         self._derive(p=_ceil_half(self.q + 1))
         return self
+
+    def router_ports(self) -> dict[str, int]:
+        return {"q": self.q + 1, "p": self.p}
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": "polarfly", "q": self.q, "p": self.p}
@@ -407,12 +464,13 @@ class JellyfishTopology(_Model):
     """Jellyfish (Singla et al.): a random degree-regular connected graph, fixed by its seed."""
 
     kind: Literal["jellyfish"]
-    routers: Annotated[StrictInt, Field(ge=2)] = Field(description="number of routers, >= 2")
-    degree: PositiveInt = Field(description="router-to-router links per router")
-    p: PositiveInt = Field(description="endpoints per router")
-    seed: Annotated[StrictInt, Field(ge=0, lt=2**64)] = Field(
-        1, description="seed of the random wiring"
-    )
+    routers: AtLeastTwo = Field(description="number of routers, >= 2")
+    degree: PositiveU32 = Field(description="router-to-router links per router")
+    p: PositiveU32 = Field(description="endpoints per router")
+    seed: U64 = Field(1, description="seed of the random wiring")
+
+    def router_ports(self) -> dict[str, int]:
+        return {"degree": self.degree, "p": self.p}
 
     def to_core(self) -> dict[str, Any]:
         return {
@@ -451,9 +509,11 @@ class EdgeGraph:
         }
 
 
+#: Link classes the core tells apart (it keeps a link's class in a byte).
+MAX_LINK_CLASSES = 255
 EDGE_LIST_FORMAT = (
-    'one link per line, "A B" or "A B CLASS": two different router ids 0..n-1 (integers) '
-    "and an optional link class name; '#' starts a comment"
+    'one link per line, "A B" or "A B CLASS": two different router ids 0..n-1 (integers '
+    f"below {U32_MAX:,}) and an optional link class name; '#' starts a comment"
 )
 
 
@@ -471,6 +531,12 @@ class _EdgeCollector:
             if routers is None:
                 raise ConfigError(key, source, f"at least one link: {EDGE_LIST_FORMAT}")
             return EdgeGraph(routers, (), (DEFAULT_LINK_CLASS,))
+        if len(self.classes) > MAX_LINK_CLASSES:
+            raise ConfigError(
+                key,
+                source,
+                f"at most {MAX_LINK_CLASSES} link class names, not {len(self.classes):,}",
+            )
         needed = max(max(a, b) for a, b, _ in self.links) + 1
         if routers is not None and routers < needed:
             raise ConfigError(
@@ -483,13 +549,25 @@ class _EdgeCollector:
 
 
 def _router_id(token: Any) -> int | None:
-    if isinstance(token, bool):
-        return None
-    if isinstance(token, int):
-        return token if token >= 0 else None
     if isinstance(token, str) and token.isdigit():
-        return int(token)
-    return None
+        token = int(token)
+    if isinstance(token, bool) or not isinstance(token, int):
+        return None
+    return token if 0 <= token < U32_MAX else None
+
+
+def _check_linked(graph: EdgeGraph, routers_given: bool) -> None:
+    """Refuse more routers than the links can reach when every router holds endpoints (or
+    must be linked, in a base graph): before anything is allocated per router."""
+    links = len(graph.links)
+    if graph.routers <= links + 1:
+        return
+    reach = f"{links:,} links reach at most {links + 1:,} routers"
+    if routers_given:
+        raise FieldError("routers", f"at most {links + 1:,}: {reach}, and each must be linked")
+    raise FieldError(
+        "edges", f"router ids up to {links:,}: the largest is {graph.routers - 1:,}, and {reach}"
+    )
 
 
 def read_edge_list(
@@ -563,13 +641,13 @@ class CustomTopology(_Model):
         description='an edge-list file (one link per line, "A B" or "A B CLASS", \'#\' comments)'
         ' or an inline list of links [[A, B], [A, B, "CLASS"], ...]'
     )
-    routers: PositiveInt | None = Field(
+    routers: PositiveU32 | None = Field(
         None, description="number of routers; default the largest router id + 1"
     )
-    concentration: Annotated[StrictInt, Field(ge=0)] | None = Field(
+    concentration: U32 | None = Field(
         None, description="endpoints attached to each router; default 1"
     )
-    endpoints: list[Annotated[StrictInt, Field(ge=0)]] | None = Field(
+    endpoints: list[U32] | None = Field(
         None,
         description="endpoints of each router, one entry per router (instead of concentration)",
     )
@@ -583,6 +661,8 @@ class CustomTopology(_Model):
                 "endpoints", "either concentration or endpoints (one count per router), not both"
             )
         self._graph = _load_edges(self.edges, "topology.edges", self.routers)
+        if self.endpoints is None:
+            _check_linked(self._graph, self.routers is not None)
         routers = self._graph.routers
         if self.endpoints is not None and len(self.endpoints) != routers:
             raise FieldError(
@@ -595,6 +675,13 @@ class CustomTopology(_Model):
     @property
     def graph(self) -> EdgeGraph:
         return self._graph
+
+    def router_ports(self) -> dict[str, int]:
+        endpoint_key = "concentration" if self.endpoints is None else "endpoints"
+        counts = self.endpoint_counts()
+        degrees = self._graph.degrees()
+        widest = max(range(self._graph.routers), key=lambda r: degrees[r] + counts[r])
+        return {"edges": degrees[widest], endpoint_key: counts[widest]}
 
     def endpoint_counts(self) -> list[int]:
         if self.endpoints is not None:
@@ -633,7 +720,7 @@ class SlimFlyBase(_Model):
     """A Slim Fly graph of prime power q."""
 
     kind: Literal["slim_fly"]
-    q: PositiveInt = Field(description="a prime power q = 4w + delta, delta in {-1, 0, 1}")
+    q: PositiveU32 = Field(description="a prime power q = 4w + delta, delta in {-1, 0, 1}")
 
     @property
     def degree(self) -> int:
@@ -643,20 +730,6 @@ class SlimFlyBase(_Model):
         return {"kind": "slim_fly", "q": self.q}
 
 
-class PolarflyBase(_Model):
-    """A PolarFly graph of prime power q."""
-
-    kind: Literal["polarfly"]
-    q: PositiveInt = Field(description="a prime power >= 2")
-
-    @property
-    def degree(self) -> int:
-        return self.q + 1
-
-    def to_core(self) -> dict[str, Any]:
-        return {"kind": "polarfly", "q": self.q}
-
-
 class CustomBase(_Model):
     """A diameter-2 regular graph of the user's, as an edge list."""
 
@@ -664,7 +737,7 @@ class CustomBase(_Model):
     edges: EdgesSource = Field(
         description='an edge-list file (one link per line, "A B") or an inline list of links'
     )
-    routers: PositiveInt | None = Field(
+    routers: PositiveU32 | None = Field(
         None, description="number of routers; default the largest router id + 1"
     )
 
@@ -673,6 +746,7 @@ class CustomBase(_Model):
     @model_validator(mode="after")
     def _read(self) -> CustomBase:
         self._graph = _load_edges(self.edges, "topology.base.edges", self.routers)
+        _check_linked(self._graph, self.routers is not None)
         return self
 
     @property
@@ -688,19 +762,19 @@ class CustomBase(_Model):
 
 
 BaseGraph = Annotated[
-    PetersenBase | HoffmanSingletonBase | SlimFlyBase | PolarflyBase | CustomBase,
+    PetersenBase | HoffmanSingletonBase | SlimFlyBase | CustomBase,
     Field(discriminator="kind"),
 ]
 _NAMED_BASES = ("petersen", "hoffman_singleton")
 BASE_DESCRIPTION = (
-    'the diameter-2 base graph: "petersen", "hoffman_singleton", {kind = "slim_fly", q = Q}, '
-    '{kind = "polarfly", q = Q} or {kind = "custom", edges = "FILE"}'
+    'the diameter-2 regular base graph: "petersen", "hoffman_singleton", '
+    '{kind = "slim_fly", q = Q} or {kind = "custom", edges = "FILE"}'
 )
 
 
 class _FishnetBase(_Model):
     base: BaseGraph = Field(description=BASE_DESCRIPTION)
-    p: PositiveInt | None = Field(
+    p: PositiveU32 | None = Field(
         None, description="endpoints per router; default ceil(k'/2), k' the base graph's degree"
     )
 
@@ -709,7 +783,7 @@ class _FishnetBase(_Model):
     def _named_base(cls, value: Any) -> Any:
         if isinstance(value, str):
             if value not in _NAMED_BASES:
-                raise ValueError(BASE_DESCRIPTION)
+                raise ValueError(did_you_mean(value, _NAMED_BASES, quote='"') + BASE_DESCRIPTION)
             return {"kind": value}
         return value
 
@@ -717,6 +791,11 @@ class _FishnetBase(_Model):
     def _defaults(self) -> _FishnetBase:
         self._derive(p=max(_ceil_half(self.base.degree), 1))
         return self
+
+    def router_ports(self) -> dict[str, int]:
+        degree = self.base.degree
+        # Fishnet joins each pair of subnets by k' links, Fishnet-lite by one
+        return {"base": 2 * degree if self.kind == "fishnet" else degree + 1, "p": self.p}
 
     def to_core(self) -> dict[str, Any]:
         return {"kind": self.kind, "base": self.base.to_core(), "p": self.p}
@@ -779,7 +858,24 @@ AnyTopology = (
     | FlattenedButterflyTopology
     | CustomTopology
 )
-Topology = Annotated[AnyTopology, Field(discriminator="kind")]
+
+
+def check_router_ports(topology: AnyTopology) -> AnyTopology:
+    """Refuse a router with more ports than the core can number, blaming the parameter that
+    gives it the most (one the user gave, of equals: a derived one follows it)."""
+    ports = topology.router_ports()
+    total = sum(ports.values())
+    if total > U16_MAX:
+        terms = " + ".join(f"{count:,} ({key})" for key, count in ports.items())
+        raise FieldError(
+            max(ports, key=lambda key: (ports[key], key in topology.model_fields_set)),
+            f"at most {U16_MAX:,} ports per router (the core numbers them in 16 bits); "
+            f"these parameters give {total:,} = {terms}",
+        )
+    return topology
+
+
+Topology = Annotated[AnyTopology, Field(discriminator="kind"), AfterValidator(check_router_ports)]
 TOPOLOGY_DESCRIPTION = "the network topology; kind = " + ", ".join(TOPOLOGY_KINDS)
 
 #: Link classes of each core family (custom graphs name their own).

@@ -1,7 +1,8 @@
 """SST-style quantity strings ("100ns", "25GB/s", "4KiB") to and from core units.
 
 Core units (DESIGN §2): time in integer picoseconds, bandwidth in integer bytes per second,
-sizes in integer bytes. Parsing is exact for decimal inputs (no binary floating point).
+sizes in integer bytes, each held by the core in 64 bits. Parsing is exact for decimal inputs
+(no binary floating point).
 """
 
 from __future__ import annotations
@@ -10,6 +11,13 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+
+#: The largest count of core units (ps, B/s, B) the core holds.
+U64_MAX = 2**64 - 1
+#: Decimal exponents beyond these are out of range or round away; checked before the exact
+#: value is built, which for "1e999999999ns" would take forever.
+_LARGEST_EXPONENT = 30
+_SMALLEST_EXPONENT = -30
 
 _QUANTITY_RE = re.compile(
     r"^\s*(?P<number>(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>[^\s\d.].*?)\s*$"
@@ -34,6 +42,11 @@ class _QuantityKind:
     name: str
     factors: dict[str, Fraction]
     expected: str
+    largest: str  # U64_MAX core units, written with a unit
+
+    @property
+    def too_large(self) -> str:
+        return f"a {self.name} of at most {self.largest}: the core holds it in 64 bits"
 
 
 def _scaled(prefixes: dict[str, int], suffix: str, divisor: int = 1) -> dict[str, Fraction]:
@@ -56,6 +69,7 @@ _TIME = _QuantityKind(
     },
     expected='a non-negative number with a time unit (ps, ns, us or µs, ms, s), e.g. "100ns" '
     'or "1.5us"',
+    largest="18446744.073709551615s (2^64 - 1 ps, about 213 days)",
 )
 
 _BANDWIDTH = _QuantityKind(
@@ -68,6 +82,7 @@ _BANDWIDTH = _QuantityKind(
     expected="a non-negative number with a bandwidth unit in bytes (B/s, KB/s, MB/s, GB/s, TB/s; "
     "KiB/s, MiB/s, GiB/s, TiB/s; 1 GB = 1e9 B) or bits (b/s, Kb/s, Mb/s, Gb/s, Tb/s) per second, "
     'e.g. "25GB/s" or "200Gb/s"',
+    largest="2^64 - 1 B/s (about 18.4 EB/s)",
 )
 
 _SIZE = _QuantityKind(
@@ -75,6 +90,7 @@ _SIZE = _QuantityKind(
     factors={**_scaled(_DECIMAL_PREFIXES, "B"), **_scaled(_BINARY_PREFIXES, "B")},
     expected="a whole, non-negative number of bytes: an integer or a number with a size unit "
     '(B, KB, MB, GB, TB; KiB, MiB, GiB, TiB; 1 KB = 1000 B), e.g. 256, "256B" or "4KiB"',
+    largest="2^64 - 1 bytes (16 EiB)",
 )
 
 
@@ -85,7 +101,14 @@ def _parse_exact(value: object, kind: _QuantityKind) -> Fraction:
     factor = kind.factors.get(match["unit"]) if match else None
     if factor is None:
         raise QuantityError(kind.name, value, kind.expected)
-    return Fraction(match["number"]) * factor
+    number = Decimal(match["number"])
+    if number and number.adjusted() > _LARGEST_EXPONENT:
+        raise QuantityError(kind.name, value, kind.too_large)
+    if number and number.adjusted() < _SMALLEST_EXPONENT:
+        # Far below one core unit whatever the unit: rounds to 0 and is not a whole byte,
+        # as the exact value would.
+        number = Decimal(1).scaleb(_SMALLEST_EXPONENT)
+    return Fraction(number) * factor
 
 
 def _round_half_up(value: Fraction) -> int:
@@ -93,14 +116,21 @@ def _round_half_up(value: Fraction) -> int:
     return int(value + Fraction(1, 2))
 
 
+def _in_core_range(count: int, value: object, kind: _QuantityKind) -> int:
+    if count > U64_MAX:
+        raise QuantityError(kind.name, value, kind.too_large)
+    return count
+
+
 def parse_time_ps(value: str) -> int:
     """Parse a time such as "100ns" or "1.5us" into picoseconds (rounded to the nearest ps)."""
-    return _round_half_up(_parse_exact(value, _TIME))
+    return _in_core_range(_round_half_up(_parse_exact(value, _TIME)), value, _TIME)
 
 
 def parse_bandwidth_bytes_per_s(value: str) -> int:
     """Parse a bandwidth such as "25GB/s" or "200Gb/s" into bytes per second (nearest integer)."""
-    return _round_half_up(_parse_exact(value, _BANDWIDTH))
+    bandwidth = _round_half_up(_parse_exact(value, _BANDWIDTH))
+    return _in_core_range(bandwidth, value, _BANDWIDTH)
 
 
 def parse_size_bytes(value: str | int) -> int:
@@ -108,11 +138,11 @@ def parse_size_bytes(value: str | int) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 0:
             raise QuantityError(_SIZE.name, value, _SIZE.expected)
-        return value
+        return _in_core_range(value, value, _SIZE)
     size = _parse_exact(value, _SIZE)
     if size.denominator != 1:
         raise QuantityError(_SIZE.name, value, _SIZE.expected)
-    return int(size)
+    return _in_core_range(int(size), value, _SIZE)
 
 
 def _format_decimal(count: int, unit_factors: list[tuple[str, int]]) -> str:

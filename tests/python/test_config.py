@@ -426,3 +426,281 @@ def test_read_toml(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text('seed = 3\n[links.dim0]\nlatency = "1ns"\n')
     assert read_toml(path) == {"seed": 3, "links": {"dim0": {"latency": "1ns"}}}
+
+
+# -- every problem at once, with suggestions (issue 17) ----------------------------------------
+
+
+def test_misspelled_section_is_reported_with_the_missing_one_and_a_suggestion():
+    error = config_error({"topolgy": {"kind": "torus", "dims": [4]}, "traffic": {"load": 0.5}})
+    assert [key for key, _, _ in error.errors] == ["topolgy", "topology"]
+    assert (error.key, error.value) == ("topolgy", '{kind = "torus", dims = [4]}')
+    assert error.expected.startswith("unknown key — did you mean 'topology'? valid keys here")
+    assert error.errors[1][1:] == ("(missing)", error.errors[1][2])
+    assert str(error).splitlines() == [
+        "2 problems in the config:",
+        *(f"  config key '{k}' = {v} is invalid: {e}" for k, v, e in error.errors),
+    ]
+
+
+def test_every_problem_of_a_config_is_reported():
+    raw = {
+        "topology": {"kind": "tours", "dims": [4]},
+        "router": {"vcs": 0, "latncy": "5ns", "arbitration": "round-robin"},
+        "links": {"bandwidth": "fast"},
+        "traffic": {"load": 2},
+    }
+    error = config_error(raw)
+    by_key = {key: (value, expected) for key, value, expected in error.errors}
+    assert set(by_key) == {
+        "topology.kind",
+        "router.vcs",
+        "router.latncy",
+        "router.arbitration",
+        "links.bandwidth",
+        "traffic.load",
+    }
+    assert by_key["topology.kind"][1].startswith('did you mean "torus"? the kind must be one of')
+    assert "did you mean 'latency'?" in by_key["router.latncy"][1]
+    assert by_key["router.arbitration"][1].startswith('did you mean "round_robin"?')
+    assert (error.key, error.value, error.expected) == ("topology.kind", '"tours"', error.expected)
+    assert len(str(error).splitlines()) == 7
+
+
+def test_no_suggestion_when_nothing_is_close():
+    error = config_error({**MINIMAL, "zzz": 1})
+    assert error.expected.startswith("unknown key — valid keys here are seed, topology")
+    assert "did you mean" not in config_error(MINIMAL, ["topology.kind=octahedron"]).expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "key", "expected"),
+    [
+        (
+            {"routing": {"kind": "source", "paths": 5}},
+            "routing.paths",
+            "input should be a valid string or a valid list (a path file",
+        ),
+        (
+            {"routing": {"kind": "source", "paths": [[1, "a"]]}},
+            "routing.paths[0][1]",
+            "input should be a valid integer (a path file",
+        ),
+        (
+            {"router": {"in_transit_priority": 2.0}},
+            "router.in_transit_priority",
+            "input should be a valid boolean or less than or equal to 1 (in-transit",
+        ),
+        (
+            {"topology": {"kind": "custom", "edges": [[0, 1, 2.5]]}},
+            "topology.edges[0][2]",
+            "input should be a valid integer or a valid string (an edge-list file",
+        ),
+        (
+            {"traffic": {"load": 0.5, "matrix": 3, "pattern": "matrix"}},
+            "traffic.matrix",
+            "input should be a valid string or a valid list",
+        ),
+    ],
+)
+def test_untagged_unions_name_the_user_key_once(raw, key, expected):
+    # pydantic tries each member of `str | list` and names them in its location ("str",
+    # "list[...]"): neither may reach the user, and the alternatives make one problem.
+    error = config_error({**MINIMAL, **raw})
+    assert [error_key for error_key, _, _ in error.errors] == [key]
+    assert error.expected.startswith(expected)
+
+
+def test_the_first_problem_is_the_old_single_error():
+    error = config_error({**MINIMAL, "router": {"vcs": 2, "vc_bufer": "4KiB"}})
+    assert error.errors == [(error.key, error.value, error.expected)]
+    assert str(error) == f"config key 'router.vc_bufer' = \"4KiB\" is invalid: {error.expected}"
+
+
+# -- nesting and integers that cannot reach the core -------------------------------------------
+
+
+def nested(depth: int) -> dict:
+    value: dict = {"x": 1}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    ("raw", "key_start"),
+    [
+        ({**MINIMAL, "extra": nested(10_000)}, "extra.a.a"),
+        ({**MINIMAL, "traffic": {"load": 0.5, "hotspot_endpoints": nested(10_000)}}, "traffic."),
+        ({**MINIMAL, "links": {"dim0": nested(10_000)}}, "links.dim0.a"),
+    ],
+)
+def test_deep_nesting_is_refused_naming_where(raw, key_start):
+    error = config_error(raw)
+    assert error.key.startswith(key_start)
+    assert error.key.count(".") == 32  # the 33rd level
+    assert error.value == "(tables or arrays nested more than 32 deep)"
+    assert error.expected == "at most 32 levels of nested tables and arrays"
+
+
+def test_a_config_nested_in_itself_is_refused():
+    raw = {**MINIMAL, "router": {}}
+    raw["router"]["self"] = raw["router"]
+    assert config_error(raw).key.startswith("router.self.self.self")
+
+
+def test_deeply_nested_toml_file_and_override(tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    error = config_error(path)
+    assert (error.key, error.value) == ("config", str(path))
+    assert "nested at most 32 deep" in error.expected
+    error = config_error(MINIMAL, ["router.x=" + "[" * 5000 + "]" * 5000])
+    assert (error.key, error.value) == ("router.x", "(tables or arrays nested more than 32 deep)")
+
+
+@pytest.mark.parametrize("threads", [10**30, 2**63, -(10**30)])
+def test_threads_beyond_a_c_long(threads):
+    assert config_error({**MINIMAL, "threads": threads}).key == "threads"
+    assert config_error(MINIMAL, [f"threads={threads}"]).key == "threads"
+
+
+BURST = {"topology": {"kind": "torus", "dims": [4]}, "traffic": {"kind": "burst"}}
+
+
+def with_topology(topology: dict) -> dict:
+    return {"topology": topology, "traffic": {"load": 0.5}}
+
+
+def topology_keys(topology: dict, *names: str) -> list[tuple]:
+    """(config, key, override, blamed key) of topology keys set to 2^32 by `key=4294967296`."""
+    return [(with_topology(topology), f"topology.{name}", None, None) for name in names]
+
+
+def list_key(base: dict, key: str, override: str, blamed: str) -> tuple:
+    """A key whose list holds 2^32 somewhere, blamed at that item."""
+    return (base, key, f"{key}={override}", blamed)
+
+
+# Every integer the core holds in 32 bits, each given 2^32: refused by the schema naming the
+# user's key, never by the core's JSON parser as key 'config'.
+U32_KEYS = [
+    list_key(MINIMAL, "topology.dims", "[4, 4294967296]", "topology.dims[1]"),
+    (MINIMAL, "topology.concentration", None, None),
+    (MINIMAL, "nic.max_outstanding_packets", None, None),
+    list_key(MINIMAL, "traffic.hotspot_endpoints", "[4294967296]", "traffic.hotspot_endpoints[0]"),
+    (BURST, "traffic.packets_per_burst", None, None),
+    (BURST, "traffic.bursts", None, None),
+    *topology_keys({"kind": "fat_tree", "radix": 4}, "radix", "pods"),
+    *topology_keys({"kind": "dragonfly", "a": 2, "h": 1}, "a", "h", "p", "g"),
+    *topology_keys(
+        {"kind": "dragonfly_rc", "p": 1, "rows": 2, "cols": 2, "h": 1},
+        *("p", "rows", "cols", "local_links", "h", "g"),
+    ),
+    *topology_keys(
+        {"kind": "dragonfly_plus", "leaves": 2, "spines": 2}, "leaves", "spines", "p", "h", "g"
+    ),
+    *topology_keys({"kind": "slim_fly", "q": 5}, "q", "p"),
+    *topology_keys({"kind": "polarfly", "q": 5}, "q", "p"),
+    *topology_keys(
+        {"kind": "jellyfish", "routers": 8, "degree": 3, "p": 1}, "routers", "degree", "p"
+    ),
+    *topology_keys({"kind": "fishnet", "base": "petersen"}, "p"),
+    *topology_keys({"kind": "fishnet", "base": {"kind": "slim_fly", "q": 5}}, "base.q"),
+    list_key(
+        with_topology({"kind": "express_mesh", "dims": [4, 4]}),
+        "topology.dims",
+        "[4294967296, 2]",
+        "topology.dims[0]",
+    ),
+    *topology_keys({"kind": "express_mesh", "dims": [4, 4]}, "gap", "concentration"),
+    *topology_keys(
+        {"kind": "flattened_butterfly", "k": 4, "dimensions": 2}, "k", "dimensions", "concentration"
+    ),
+    *topology_keys({"kind": "custom", "edges": [[0, 1]]}, "routers", "concentration"),
+    list_key(
+        with_topology({"kind": "custom", "edges": [[0, 1]]}),
+        "topology.endpoints",
+        "[1, 4294967296]",
+        "topology.endpoints[1]",
+    ),
+    list_key(
+        with_topology({"kind": "custom", "edges": [[0, 1]]}),
+        "topology.edges",
+        "[[0, 4294967296]]",
+        "topology.edges[0]",
+    ),
+    list_key(
+        {**MINIMAL, "routing": {"kind": "source", "paths": [[0, 1]]}},
+        "routing.paths",
+        "[[0, 4294967296]]",
+        "routing.paths[0][1]",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("base", "key", "override", "blamed"),
+    U32_KEYS,
+    ids=[f"{base['topology']['kind']}-{key}" for base, key, _, _ in U32_KEYS],
+)
+def test_integers_beyond_the_core_types_are_refused_by_the_schema(base, key, override, blamed):
+    error = config_error(base, [override or f"{key}=4294967296"])
+    assert error.key == (blamed or key)
+    assert "4294967296" in error.value
+
+
+@pytest.mark.parametrize("key", ["seed", "topology.seed"])
+def test_seeds_take_every_64_bit_value_and_no_more(key):
+    base = with_topology({"kind": "jellyfish", "routers": 8, "degree": 3, "p": 1})
+    assert load(base, [f"{key}={2**64 - 1}"]).to_core()
+    assert config_error(base, [f"{key}={2**64}"]).key == key
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "router.latency",
+        "links.latency",
+        "links.dim0.latency",
+        "nic.injection_latency",
+        "nic.eligibility_delay",
+        "nic.injection_cap_window",
+        "run.warmup",
+        "run.measure",
+        "run.drain_limit",
+        "run.deadlock_timeout",
+        "record.injection_bin",
+    ],
+)
+def test_times_beyond_64_bits_of_picoseconds(key):
+    assert load(MINIMAL, [f"{key}=18446744073709551615ps"])
+    for value in ("18446744073709551616ps", "1e400ns", "1e999999999s"):
+        error = config_error(MINIMAL, [f"{key}={value}"])
+        assert (error.key, error.value) == (key, f'"{value}"')
+        assert "at most 18446744.073709551615s" in error.expected
+
+
+def test_sizes_and_bandwidths_beyond_64_bits():
+    assert config_error(MINIMAL, ["links.bandwidth=1e30Tb/s"]).key == "links.bandwidth"
+    assert config_error(MINIMAL, ["nic.header=18446744073709551616"]).key == "nic.header"
+    error = config_error(MINIMAL, ["router.vc_buffer=5GiB"])
+    assert (error.key, error.value) == ("router.vc_buffer", '"5GiB"')
+    assert "4294967295" in error.expected
+
+
+def test_injection_cap_that_overflows_a_window_of_bytes():
+    error = config_error(
+        MINIMAL, ["nic.injection_cap=18446744073709551615B/s", "nic.injection_cap_window=2s"]
+    )
+    assert error.key == "nic.injection_cap"
+    assert "at most 2^64 - 1 bytes per injection_cap_window (2s)" in error.expected
+
+
+@pytest.mark.parametrize(
+    "weight", [10**400, float("inf"), float("nan")], ids=["10^400", "inf", "nan"]
+)
+def test_packet_mix_weight_that_is_no_finite_float(weight):
+    error = config_error({**MINIMAL, "traffic": {"load": 0.5, "packet": {"16B": weight}}})
+    assert error.key == "traffic.packet"
+    assert "a finite weight > 0 for every size" in error.expected

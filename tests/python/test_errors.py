@@ -44,3 +44,23 @@ def test_deadlock_report_without_cycle_and_with_many_stuck_channels():
     assert "r19.dim0+.vc0" in text
     assert "r20.dim0+.vc0" not in text
     assert "and 5 more" in text
+
+
+def test_config_error_with_several_problems():
+    problems = [("topolgy", "{}", "unknown key"), ("topology", "(missing)", "a value is required")]
+    error = ConfigError.of(problems)
+    assert (error.key, error.value, error.expected) == problems[0]
+    assert error.errors == problems
+    assert str(error) == (
+        "2 problems in the config:\n"
+        "  config key 'topolgy' = {} is invalid: unknown key\n"
+        "  config key 'topology' = (missing) is invalid: a value is required"
+    )
+    copied = pickle.loads(pickle.dumps(error))
+    assert (copied.errors, str(copied)) == (problems, str(error))
+
+
+def test_config_error_of_one_problem_lists_it():
+    error = ConfigError("seed", "-1", "an integer >= 0")
+    assert error.errors == [("seed", "-1", "an integer >= 0")]
+    assert ConfigError.of(error.errors).errors == error.errors

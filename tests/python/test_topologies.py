@@ -115,8 +115,19 @@ ROUND_TRIPS = [
         {"kind": "fishnet", "base": {"kind": "slim_fly", "q": 5}, "p": 4},
     ),
     (
-        {"kind": "fishnet_lite", "base": {"kind": "polarfly", "q": 3}},
-        {"kind": "fishnet_lite", "base": {"kind": "polarfly", "q": 3}, "p": 2},
+        {"kind": "fishnet_lite", "base": {"kind": "custom", "edges": [[0, 1], [1, 2], [2, 0]]}},
+        {
+            "kind": "fishnet_lite",
+            "base": {
+                "kind": "custom",
+                "graph": {
+                    "routers": 3,
+                    "links": [[0, 1, 0], [1, 2, 0], [2, 0, 0]],
+                    "class_names": ["network"],
+                },
+            },
+            "p": 1,
+        },
     ),
     (
         {"kind": "express_mesh", "dims": [12, 10, 10], "gap": 2, "concentration": 10},
@@ -209,7 +220,7 @@ def test_megafly_is_an_alias_of_dragonfly_plus():
 
 def test_fishnet_default_p_follows_the_base_degree():
     assert parse_topology({"kind": "fishnet", "base": "hoffman_singleton"}).p == 4  # k' = 7
-    assert parse_topology({"kind": "fishnet", "base": {"kind": "polarfly", "q": 4}}).p == 3
+    assert parse_topology({"kind": "fishnet", "base": {"kind": "slim_fly", "q": 4}}).p == 3
 
 
 def test_models_are_frozen():
@@ -266,6 +277,17 @@ def test_bad_fishnet_base_names_the_choices():
     error = config_error({"kind": "fishnet", "base": "octahedron"})
     assert (error.key, error.value) == ("topology.base", '"octahedron"')
     assert "petersen" in error.expected and "hoffman_singleton" in error.expected
+    assert "did you mean" not in error.expected
+    misspelt = config_error({"kind": "fishnet", "base": "petersn"})
+    assert misspelt.expected.startswith('did you mean "petersen"?')
+
+
+def test_polarfly_is_no_fishnet_base():
+    # PolarFly is not regular (its q + 1 self-orthogonal points have degree q), and the core's
+    # Fishnet joins subnets by base-neighbour order, which needs a regular base.
+    error = config_error({"kind": "fishnet", "base": {"kind": "polarfly", "q": 3}})
+    assert (error.key, error.value) == ("topology.base.kind", '"polarfly"')
+    assert '"slim_fly"' in error.expected and "polarfly" not in error.expected
 
 
 def test_express_mesh_gap_too_large():
@@ -328,9 +350,19 @@ def test_edge_list_file_format(tmp_path):
 def test_custom_routers_endpoints_and_concentration(tmp_path):
     path = tmp_path / "line.edges"
     path.write_text("0 1\n1 2\n")
-    spare = parse_topology({"kind": "custom", "edges": str(path), "routers": 5})
-    assert spare.to_core()["graph"]["routers"] == 5
-    assert spare.to_core()["endpoints"] == [1] * 5
+    spare = {"kind": "custom", "edges": str(path), "routers": 5, "endpoints": [1, 1, 1, 0, 0]}
+    assert parse_topology(spare).to_core()["graph"]["routers"] == 5
+    # Without endpoints every router holds `concentration` endpoints, so each must be linked:
+    # refused before a list of a count per router is built (routers = 2^32 - 1 would not fit).
+    for routers in (5, 2**32 - 1):
+        error = config_error({"kind": "custom", "edges": str(path), "routers": routers})
+        assert (error.key, error.value) == ("topology.routers", str(routers))
+        assert error.expected.startswith("at most 3: 2 links reach at most 3 routers")
+    error = config_error({"kind": "custom", "edges": [[0, 1], [1, 4_000_000_000]]})
+    assert (error.key, error.expected) == (
+        "topology.edges",
+        "router ids up to 2: the largest is 4,000,000,000, and 2 links reach at most 3 routers",
+    )
     error = config_error({"kind": "custom", "edges": str(path), "routers": 2})
     assert (error.key, error.value) == ("topology.routers", "2")
     custom = parse_topology({"kind": "custom", "edges": str(path), "endpoints": [2, 0, 2]})
@@ -704,3 +736,59 @@ def test_routing_that_does_not_fit_is_refused_naming_the_key(topology, routing, 
         exanet.validate(config)
     assert caught.value.key == key
     assert expected in caught.value.expected
+
+
+# -- ports per router: at most 65,535, checked by the schema naming the key ---------------------
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "ports"),
+    [
+        ({"kind": "torus", "dims": [4, 4], "concentration": 100_000}, "concentration", 100_004),
+        ({"kind": "mesh", "dims": [2] * 40_000}, "dims", 80_001),
+        ({"kind": "hyperx", "dims": [40_000, 30_000]}, "dims", 69_999),
+        ({"kind": "express_mesh", "dims": [140_000], "gap": 2}, "dims", 70_001),
+        ({"kind": "flattened_butterfly", "k": 40_000, "dimensions": 2}, "k", 119_998),
+        ({"kind": "fat_tree", "radix": 65_536, "levels": 2}, "radix", 65_536),
+        ({"kind": "dragonfly", "a": 2, "h": 70_000}, "h", 140_001),
+        ({"kind": "dragonfly_rc", "p": 1, "rows": 40_000, "cols": 40_000, "h": 1}, "rows", 80_000),
+        ({"kind": "dragonfly_plus", "leaves": 70_000, "spines": 2}, "leaves", 140_000),
+        ({"kind": "slim_fly", "q": 50_000}, "q", 75_000 + 37_500),
+        ({"kind": "polarfly", "q": 49_999}, "q", 50_000 + 25_000),
+        ({"kind": "jellyfish", "routers": 100, "degree": 3, "p": 70_000}, "p", 70_003),
+        ({"kind": "fishnet", "base": "petersen", "p": 65_530}, "p", 65_536),
+        ({"kind": "custom", "edges": [[0, 1]], "endpoints": [70_000, 1]}, "endpoints", 70_001),
+    ],
+    ids=lambda x: x["kind"] if isinstance(x, dict) else None,
+)
+def test_routers_with_more_ports_than_the_core_numbers(table, key, ports):
+    error = config_error(table)
+    assert error.key == f"topology.{key}"
+    assert error.expected.startswith(
+        "at most 65,535 ports per router (the core numbers them in 16 bits); these parameters "
+        f"give {ports:,} = "
+    )
+    assert f"({key})" in error.expected
+
+
+def test_a_router_of_exactly_65535_ports_is_accepted():
+    assert parse_topology({"kind": "torus", "dims": [4, 4], "concentration": 65_531})
+    error = config_error({"kind": "torus", "dims": [4, 4], "concentration": 65_532})
+    assert error.expected.endswith(
+        "these parameters give 65,536 = 4 (dims) + 65,532 (concentration)"
+    )
+
+
+def test_derived_defaults_beyond_32_bits_name_the_derived_key():
+    table = {"kind": "dragonfly_rc", "p": 1, "rows": 20_000, "cols": 20_000, "h": 20_000}
+    error = config_error(table)
+    assert error.key == "topology.g"
+    assert "8,000,000,000,001" in error.expected
+
+
+def test_edge_lists_with_more_link_classes_than_the_core_tells_apart():
+    ring = [[i, (i + 1) % 300, f"c{i}"] for i in range(300)]
+    error = config_error({"kind": "custom", "edges": ring})
+    assert error.key == "topology.edges"
+    assert error.expected == "at most 255 link class names, not 300"
+    assert parse_topology({"kind": "custom", "edges": ring[:255]})

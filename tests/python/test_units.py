@@ -135,3 +135,37 @@ def test_format_bandwidth_round_trips(bytes_per_s):
 def test_format_size_bytes(size_bytes, text):
     assert format_size_bytes(size_bytes) == text
     assert parse_size_bytes(text) == size_bytes
+
+
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [
+        (parse_time_ps, "18446744.073709551616s"),
+        (parse_time_ps, "1e400ns"),
+        (parse_time_ps, "1e999999999s"),  # an exact value of 10^999999999 would never finish
+        (parse_bandwidth_bytes_per_s, "18446744073709551616B/s"),
+        (parse_bandwidth_bytes_per_s, "1e999999999Tb/s"),
+        (parse_size_bytes, "16777216TiB"),
+        (parse_size_bytes, 2**64),
+        (parse_size_bytes, "9" * 100_000 + "B"),
+    ],
+)
+def test_quantities_beyond_64_bits_of_core_units(parse, text):
+    with pytest.raises(QuantityError) as caught:
+        parse(text)
+    assert "the core holds it in 64 bits" in caught.value.expected
+
+
+def test_the_largest_quantities_the_core_holds():
+    assert parse_time_ps("18446744.073709551615s") == 2**64 - 1
+    assert parse_bandwidth_bytes_per_s("18446744073709551615B/s") == 2**64 - 1
+    assert parse_size_bytes(2**64 - 1) == 2**64 - 1
+    assert parse_size_bytes("16777215TiB") == 16777215 * 2**40
+
+
+def test_tiny_quantities_with_huge_negative_exponents():
+    assert parse_time_ps("1e-999999999ns") == 0
+    assert parse_bandwidth_bytes_per_s("1e-400B/s") == 0
+    assert parse_time_ps("0e999999999s") == 0
+    with pytest.raises(QuantityError):
+        parse_size_bytes("1e-999999999B")  # not a whole number of bytes
