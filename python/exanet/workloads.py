@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -25,7 +26,7 @@ from pydantic import (
 )
 
 from exanet import _core
-from exanet._types import PositiveTimePs, SizeBytes, TimePs, _Section
+from exanet._types import U32, PositiveTimePs, PositiveU32, SizeBytes, TimePs, _Section
 from exanet._validation import FieldError
 from exanet.errors import ConfigError, core_errors
 from exanet.program import MAX_JOB_TIME_PS, MAX_MESSAGE_BYTES, MAX_OPERATIONS_PER_JOB, MAX_RANKS
@@ -67,11 +68,12 @@ def _parse_packet(value: Any) -> int | dict[int, float]:
     mix: dict[int, float] = {}
     for size_text, weight in value.items():
         size = _parse_packet(size_text)
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
+        is_number = isinstance(weight, (int, float)) and not isinstance(weight, bool)
+        if not is_number or not 0 < weight <= sys.float_info.max:
             raise QuantityError(
                 "packet mix",
                 dict(value),
-                f"a weight > 0 for every size; {size_text} has {weight!r}",
+                f"a finite weight > 0 for every size; {size_text} has {weight!r}",
             )
         mix[size] = mix.get(size, 0.0) + float(weight)
     return mix
@@ -97,7 +99,7 @@ class _PatternTraffic(_Section):
         description="payload of each message (larger than nic.mtu means segmented), or a mix "
         "of sizes drawn per message with relative weights, {16B = 0.45, 32B = 0.35, 80B = 0.2}",
     )
-    hotspot_endpoints: list[Annotated[StrictInt, Field(ge=0)]] = Field(
+    hotspot_endpoints: list[U32] = Field(
         default_factory=lambda: [0], min_length=1, description="targets of the hotspot pattern"
     )
     hotspot_fraction: Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
@@ -168,10 +170,10 @@ class BurstTraffic(_PatternTraffic):
     apply)."""
 
     kind: Literal["burst"] = "burst"
-    packets_per_burst: Annotated[StrictInt, Field(ge=1)] = Field(
+    packets_per_burst: PositiveU32 = Field(
         1000, description="packets each endpoint sends per burst (b)"
     )
-    bursts: Annotated[StrictInt, Field(ge=1)] = Field(5, description="bursts in the run (k)")
+    bursts: PositiveU32 = Field(5, description="bursts in the run (k)")
     restart_delay: PositiveTimePs = Field(
         "100ns",
         description="time from a burst's end to the next burst's start: the news of the end "
