@@ -82,7 +82,7 @@ def parse_spec(raw: Any) -> SweepSpec:
         spec = SweepSpec.model_validate(raw)
     except ValidationError as exc:
         error = to_config_error(exc, SweepSpec, raw)
-        raise ConfigError(f"sweep.{error.key}", error.value, error.expected) from None
+        raise ConfigError.of([(f"sweep.{k}", v, e) for k, v, e in error.errors]) from None
     _check_keys_set_once(spec)
     _check_point_count(spec)
     return spec
