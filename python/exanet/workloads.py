@@ -245,7 +245,6 @@ APP_ALGORITHMS = {
 GRID_DIMENSIONS = {"halo2d": 2, "halo3d": 3, "milc": 4, "pf3d": 3, "qbox": 2}
 Placement = Literal["linear", "random_endpoints", "random_routers", "random_groups", "map"]
 #: Bounds of job keys the core holds in 32 and 64 bits, and of the time and work they ask for.
-_U32_MAX = 2**32 - 1
 JobRanks = Annotated[StrictInt, Field(ge=1, le=MAX_RANKS)]
 JobTimePs = Annotated[TimePs, Field(le=MAX_JOB_TIME_PS)]
 MessageBytes = Annotated[SizeBytes, Field(le=MAX_MESSAGE_BYTES)]
@@ -269,7 +268,7 @@ class Job(_Section):
     message: MessageBytes | None = Field(
         None, description="message size, at most 1TiB (1099511627776 B); the app's default"
     )
-    iterations: Annotated[StrictInt, Field(ge=1, le=_U32_MAX)] = 1
+    iterations: PositiveU32 = 1
     compute: JobTimePs = Field(
         "0ns", description="compute time before each iteration, in ps at most 10^6 s"
     )
@@ -284,9 +283,7 @@ class Job(_Section):
         default_factory=dict, description="keyword arguments of a Python program"
     )
     placement: Placement = "linear"
-    map: list[Annotated[StrictInt, Field(ge=0, le=_U32_MAX)]] | None = Field(
-        None, description="rank i on endpoint map[i] (placement = map)"
-    )
+    map: list[U32] | None = Field(None, description="rank i on endpoint map[i] (placement = map)")
     start: JobTimePs = Field("0ns", description="when the job starts, in ps at most 10^6 s")
 
     @model_validator(mode="after")
