@@ -54,7 +54,7 @@ FUZZ = settings(
     max_examples=40,
     deadline=timedelta(seconds=5),
     database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    suppress_health_check=[HealthCheck.too_slow],
 )
 SAMPLES = [
     Program.from_generator(pingpong, 2),
