@@ -451,7 +451,7 @@ def _run_rank(
 
 
 def _failure(exc: BaseException) -> str:
-    """ "Type: message" of an exception of the user's code, even one whose message fails."""
+    """An exception of the user's code as "Type: message", even one whose message fails."""
     try:
         message = str(exc)
     except Exception:
