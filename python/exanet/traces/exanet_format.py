@@ -71,7 +71,8 @@ def read_trace(path: str | Path, *, key: str = "trace") -> Program:
             _RANKS_EXPECTED,
         )
     if len(ranks_text) > _RANKS_DIGITS:
-        raise ConfigError(key, f"{path}: ranks of {len(ranks_text)} digits", _RANKS_EXPECTED)
+        shown = ranks_text if len(ranks_text) <= 40 else f"of {len(ranks_text)} digits"
+        raise ConfigError(key, f"{path}: ranks {shown}", _RANKS_EXPECTED)
     check_operation_count(len(frame), key, f"{path} ({len(frame)} rows)")
     try:
         program = Program(frame, int(ranks_text), key=key)
