@@ -81,30 +81,61 @@ def did_you_mean(given: Any, valid: Iterable[str], quote: str = "'") -> str:
     return f"did you mean {quote}{name}{quote}? " if name else ""
 
 
-def check_nesting(raw: Any, prefix: Iterable[str | int] = ()) -> None:
+def check_nesting(raw: Any) -> None:
     """Refuse tables and arrays nested more than MAX_NESTING deep (or nested in themselves),
-    naming the key where they go too deep. Walks without recursion."""
-    stack: list[tuple[Any, list[str | int]]] = [(raw, list(prefix))]
+    naming the key where they go too deep. Walks level by level without recursion, fast over
+    long arrays of scalars (an inline edge list of a million links)."""
+    level = [raw] if _is_container(raw) else []
+    for _ in range(MAX_NESTING + 1):  # level k: the containers k levels below raw
+        level = _containers_in(_values(node) for node in level)
+        if not level:
+            return
+    raise ConfigError(
+        format_key(_path_below(raw, MAX_NESTING + 1)),
+        NESTED_TOO_DEEP,
+        f"at most {MAX_NESTING} levels of nested tables and arrays",
+    )
+
+
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+_CONTAINER_TYPES = (list, tuple, Mapping)  # the common ones first: Mapping is a slow check
+
+
+def _is_container(value: Any) -> bool:
+    return type(value) not in _SCALAR_TYPES and isinstance(value, _CONTAINER_TYPES)
+
+
+def _values(node: Any) -> Iterable[Any]:
+    return node.values() if isinstance(node, Mapping) else node
+
+
+def _containers_in(groups: Iterable[Iterable[Any]]) -> list[Any]:
+    """The containers among the values of each group, each object once (a table nested in
+    itself stays one object per level)."""
+    found = {
+        id(value): value
+        for group in groups
+        for value in group
+        if type(value) not in _SCALAR_TYPES and isinstance(value, _CONTAINER_TYPES)
+    }
+    return list(found.values())
+
+
+def _path_below(raw: Any, depth: int) -> list[str | int]:
+    """The path of a container `depth` levels below `raw` (one is known to exist)."""
+    stack: list[tuple[Any, list[str | int]]] = [(raw, [])]
     while stack:
         node, path = stack.pop()
-        children = (
-            node.items()
-            if isinstance(node, Mapping)
-            else enumerate(node)
-            if isinstance(node, (list, tuple))
-            else ()
-        )
-        for part, child in children:
-            if not isinstance(child, (Mapping, list, tuple)):
-                continue
-            child_path = [*path, part if isinstance(part, int) else str(part)]
-            if len(child_path) > MAX_NESTING:
-                raise ConfigError(
-                    format_key(child_path),
-                    NESTED_TOO_DEEP,
-                    f"at most {MAX_NESTING} levels of nested tables and arrays",
-                )
-            stack.append((child, child_path))
+        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        for part, child in items:
+            if _is_container(child):
+                child_path = [*path, part if isinstance(part, int) else str(part)]
+                if len(child_path) == depth:
+                    return child_path
+                stack.append((child, child_path))
+    raise AssertionError("no container that deep")
 
 
 def to_config_error(exc: ValidationError, root: type[BaseModel], raw: Any) -> ConfigError:
