@@ -97,28 +97,28 @@ fn same_on_any_number_of_threads(changes: &[(&str, Value)]) -> Everything {
                 (format!("process {rank} of {processes}"), out)
             })
     });
-    for (threads, out) in threaded.into_iter().chain(distributed) {
+    for (workers, out) in threaded.into_iter().chain(distributed) {
         assert!(out.summary.u64("windows") > 0);
         assert!(out.summary.f64("lookahead_ns") > 0.0);
         let (summary, tables) = everything(out);
         let keys = |s: &Summary| s.entries.iter().map(|(k, _)| *k).collect::<Vec<_>>();
-        assert_eq!(keys(&summary), keys(&reference.0), "{threads} threads");
+        assert_eq!(keys(&summary), keys(&reference.0), "{workers}");
         for ((key, value), (_, expected)) in summary.entries.iter().zip(&reference.0.entries) {
             assert!(
                 same_value(value, expected),
-                "{key} on {threads} threads: {value:?} vs {expected:?}"
+                "{key} on {workers}: {value:?} vs {expected:?}"
             );
         }
         assert_eq!(tables.len(), reference.1.len());
         for (table, expected) in tables.iter().zip(&reference.1) {
             let names = |t: &Table| t.columns.iter().map(|c| c.name).collect::<Vec<_>>();
-            assert_eq!(names(table), names(expected), "{threads} threads");
+            assert_eq!(names(table), names(expected), "{workers}");
             for (column, want) in table.columns.iter().zip(&expected.columns) {
                 // Bitwise: an empty group's mean is NaN on every split alike.
                 assert!(
                     column.data.to_le_bytes() == want.data.to_le_bytes()
                         && column.categories == want.categories,
-                    "column {} on {threads} threads: {column:?} vs {want:?}",
+                    "column {} on {workers}: {column:?} vs {want:?}",
                     want.name
                 );
             }
@@ -206,6 +206,24 @@ fn fat_tree_bursts() {
         ),
     ]);
     assert_eq!(summary.u64("bursts"), 3);
+}
+
+#[test]
+fn throttled_bursts_restart_alike_however_early_a_worker_hears_of_their_end() {
+    // The acknowledgements of a burst's last packets reach their sources between its end and
+    // the next start (100 ns later); a worker hears of the end when its window ends, which is
+    // sooner, before more of those acknowledgements, the more workers there are.
+    let (summary, _) = same_on_any_number_of_threads(&[
+        ("topology.dims", json!([4, 4])),
+        ("nic.max_outstanding_packets", json!(8)),
+        (
+            "traffic",
+            json!({"kind": "burst", "pattern": "shuffle", "packet_bytes": 64,
+                   "packets_per_burst": 20, "bursts": 5, "restart_delay_ps": 100_000}),
+        ),
+    ]);
+    assert_eq!(summary.u64("bursts"), 5);
+    assert_eq!(summary.u64("packets_delivered"), 5 * 20 * 16);
 }
 
 /// Jobs whose ranks are scattered over every part: eager and rendezvous point-to-point

@@ -456,7 +456,8 @@ impl Network {
     }
 
     /// Starts the next burst at this worker's NICs at `at` (the run driver calls it once the
-    /// burst before has ended everywhere).
+    /// burst before has ended everywhere, at the end of a window: how long before `at` depends
+    /// on the split).
     pub(super) fn restart_burst(&mut self, at: Time, sched: &mut Scheduler<NetEvent>) {
         let burst = self.burst.as_mut().expect("burst mode");
         burst.delivered = 0;
@@ -468,6 +469,10 @@ impl Network {
             self.nic_limits[e as usize].budget = budget;
             self.nics[e as usize].next_gen = at;
             self.nics_owing_window = self.nics_owing_window.wrapping_add(1);
+            // The wake is the NIC's pending one: an acknowledgement or credit it handles
+            // before `at` finds its next message due at `at` and already a wake for it, so it
+            // schedules none, whether the restart was set before it or after.
+            self.nics[e as usize].wake_at = at;
             let nic = self.nic_entity(e);
             sched.schedule(at, nic, nic, NetEvent::NicWake);
         }
