@@ -461,14 +461,33 @@ const LINK_LATENCY_EXPECTED: &str = "a latency > 0, e.g. \"20ns\": every event c
 pub const MAX_PACKET_BYTES: u64 = 16 << 20;
 
 impl Config {
-    /// Parses the core JSON; structural mistakes become a [`ConfigError`] on key "config".
+    /// Parses the core JSON; a structural mistake becomes a [`ConfigError`] on the key where
+    /// it is (in core-JSON spelling, e.g. `router.vcs`), or on "config" for text that is not
+    /// JSON at all.
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
-        let mut config: Config = serde_json::from_str(text).map_err(|e| {
-            ConfigError::new(
-                "config",
-                "(core JSON)",
-                format!("a core configuration: {e}"),
-            )
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        let mut config: Config =
+            serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+                let key = e.path().to_string();
+                let inner = e.into_inner();
+                // serde_json's message ends with " at line L column C": of the core JSON,
+                // which the user never wrote.
+                let message = inner.to_string();
+                let message = message
+                    .rsplit_once(" at line ")
+                    .map_or(message.as_str(), |(head, _)| head);
+                if key == "." {
+                    ConfigError::new(
+                        "config",
+                        "(core JSON)",
+                        format!("a core configuration: {message}"),
+                    )
+                } else {
+                    ConfigError::new(&key, "(core JSON)", format!("a valid value: {message}"))
+                }
+            })?;
+        deserializer.end().map_err(|e| {
+            ConfigError::new("config", "(core JSON)", format!("one JSON document: {e}"))
         })?;
         config.check_ranges()?;
         // serde_json's maps keep their keys sorted, so the text written back is canonical.

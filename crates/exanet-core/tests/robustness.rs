@@ -122,3 +122,19 @@ fn sizes_that_overflow_u64_are_refused_not_wrapped() {
     let error = Config::from_json(&raw.to_string()).unwrap_err();
     assert_eq!(error.key, "nic.header");
 }
+
+#[test]
+fn an_out_of_range_number_in_the_core_json_names_its_key() {
+    let mut raw = base();
+    set(&mut raw, "router.vcs", json!(1u64 << 40));
+    let error = Config::from_json(&raw.to_string()).unwrap_err();
+    assert_eq!(error.key, "router.vcs");
+    assert!(error.expected.contains("u32"), "{}", error.expected);
+    assert!(!error.expected.contains("line 1"), "{}", error.expected);
+    let mut raw = base();
+    set(&mut raw, "topology.dims", json!([8, -1]));
+    let error = Config::from_json(&raw.to_string()).unwrap_err();
+    // Inside a table tagged by its kind, serde knows the table but not the field.
+    assert_eq!(error.key, "topology");
+    assert!(error.expected.contains("-1"), "{}", error.expected);
+}
