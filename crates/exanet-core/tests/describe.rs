@@ -292,7 +292,7 @@ fn impossible_designs_name_the_parameter_and_what_would_work() {
         json!({"kind": "custom", "graph": {"routers": 3, "links": [[0, 3, 0]],
         "class_names": ["network"]}, "endpoints": [1, 1, 1]}),
     );
-    assert_eq!(e.key, "topology.graph");
+    assert_eq!(e.key, "topology.edges");
     assert!(e.value.contains("link 0"), "{}", e.value);
     let e = err(
         json!({"kind": "custom", "graph": {"routers": 4, "links": [[0, 1, 0], [2, 3, 0]],

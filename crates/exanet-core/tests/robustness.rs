@@ -138,3 +138,27 @@ fn an_out_of_range_number_in_the_core_json_names_its_key() {
     assert_eq!(error.key, "topology");
     assert!(error.expected.contains("-1"), "{}", error.expected);
 }
+
+#[test]
+fn compute_phases_beyond_the_end_of_time_are_refused_instead_of_wrapping() {
+    // Two compute phases of 2^63 ps each: the second ended past u64::MAX picoseconds and
+    // wrapped around, finishing the job at 2^63 ps.
+    let half = 1u64 << 63;
+    let ops = json!({"rank": [0, 0, 1], "op": ["compute", "compute", "compute"],
+                     "peer": [-1, -1, -1], "bytes": [0, 0, 0], "tag": [0, 0, 0],
+                     "compute_ps": [half, half, 1000], "communicator": [0, 0, 0],
+                     "request": [-1, -1, -1], "algorithm": [null, null, null]});
+    let job = json!({"name": "long", "app": "program", "ranks": 2, "ops": ops,
+                     "placement": {"kind": "linear"}});
+    let config = with(&[
+        (
+            "traffic",
+            json!({"kind": "jobs", "jobs": [job], "eager_limit_bytes": 8192,
+                   "send_overhead_ps": 0, "recv_overhead_ps": 0}),
+        ),
+        ("router.vc_buffer_bytes", json!(65536)),
+    ]);
+    let error = refused(&config);
+    assert_eq!(error.key, "traffic.jobs[0].ops");
+    assert!(error.value.contains("rank 0"), "{}", error.value);
+}

@@ -229,15 +229,16 @@ impl Network {
                 _ if self.closed => Time::MAX,
                 Some(duration) => duration,
                 None if run.drain == Drain::None => window_end,
-                None => window_end.saturating_add(
-                    run.drain_limit_ps
-                        .unwrap_or(20 * (run.warmup_ps + run.measure_ps)),
-                ),
+                None => {
+                    window_end.saturating_add(run.drain_limit_ps.unwrap_or(
+                        20u64.saturating_mul(run.warmup_ps.saturating_add(run.measure_ps)),
+                    ))
+                }
             },
             window_end,
             deadlock_timeout: run
                 .deadlock_timeout_ps
-                .unwrap_or_else(|| (1000 * self.largest_hop_ps()).max(1_000_000)),
+                .unwrap_or_else(|| 1000u64.saturating_mul(self.largest_hop_ps()).max(1_000_000)),
             waits_for_measured: !self.closed
                 && run.duration_ps.is_none()
                 && run.drain == Drain::Measured,

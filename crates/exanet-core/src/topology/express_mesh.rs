@@ -3,6 +3,7 @@
 //! pair of a dimension: HyperX; equal sizes give the flattened butterfly.
 
 use super::edges::{EdgeList, Link};
+use super::graphs::MAX_LINKS;
 use super::port_graph::{Layout, PortGraph};
 use crate::error::ConfigError;
 
@@ -11,27 +12,101 @@ fn linked(d: u32, gap: u32) -> bool {
     (d - 1) % gap == 0
 }
 
-/// Hop distances between positions of one dimension of size `k`, by breadth-first search over
-/// the line's links (k is small: this runs once per dimension).
-fn line_distances(k: u32, gap: u32) -> Vec<Vec<u32>> {
+/// Linked position pairs on one line of `k` routers: distances 1 + j * gap for j = 0..=J.
+fn line_pairs(k: u32, gap: u32) -> u64 {
+    let (k, gap) = (u64::from(k), u64::from(gap));
+    let top = (k - 2) / gap;
+    (top + 1) * (k - 1) - gap * top * (top + 1) / 2
+}
+
+/// Steps of the breadth-first searches behind `line_distance_stats` (none when every pair is linked).
+fn line_search_steps(k: u32, gap: u32) -> u64 {
+    if gap == 1 {
+        0
+    } else {
+        u64::from(k) * 2 * line_pairs(k, gap)
+    }
+}
+
+/// Bound on `line_search_steps` summed over dimensions: about a second of set-up.
+const MAX_LINE_SEARCH_STEPS: u64 = 1 << 28;
+
+/// Hop distances from position `src` of a line of `k` routers: a breadth-first search over the
+/// line's links (a line with gap 1 is complete: every other position is one hop away).
+fn line_distances_from(k: u32, gap: u32, src: usize) -> Vec<u32> {
     let k = k as usize;
-    let mut all = Vec::with_capacity(k);
-    for src in 0..k {
-        let mut dist = vec![u32::MAX; k];
-        dist[src] = 0;
-        let mut frontier = vec![src];
-        while let Some(x) = frontier.first().copied() {
-            frontier.remove(0);
-            for y in 0..k {
-                if y != x && dist[y] == u32::MAX && linked(x.abs_diff(y) as u32, gap) {
-                    dist[y] = dist[x] + 1;
-                    frontier.push(y);
-                }
+    let mut dist = vec![u32::MAX; k];
+    dist[src] = 0;
+    let offsets: Vec<usize> = (1..k).step_by(gap as usize).collect();
+    let mut frontier = std::collections::VecDeque::from([src]);
+    while let Some(x) = frontier.pop_front() {
+        let ahead = offsets
+            .iter()
+            .map_while(|&o| Some(x + o).filter(|&y| y < k));
+        let behind = offsets.iter().map_while(|&o| x.checked_sub(o));
+        for y in ahead.chain(behind) {
+            if dist[y] == u32::MAX {
+                dist[y] = dist[x] + 1;
+                frontier.push_back(y);
             }
         }
-        all.push(dist);
     }
-    all
+    dist
+}
+
+/// The largest and the summed hop distance over ordered position pairs of one line, in memory
+/// linear in `k`.
+fn line_distance_stats(k: u32, gap: u32) -> (u32, u64) {
+    if gap == 1 {
+        return (1, u64::from(k) * u64::from(k - 1));
+    }
+    (0..k as usize).fold((0, 0), |(largest, total), src| {
+        let dist = line_distances_from(k, gap, src);
+        let sum: u64 = dist.iter().map(|&x| u64::from(x)).sum();
+        (
+            largest.max(dist.into_iter().max().unwrap_or(0)),
+            total + sum,
+        )
+    })
+}
+
+/// Refuses sizes whose links, ports or distance tables would not fit, before building any.
+fn check_size(dims: &[u32], gap: u32, concentration: u32, routers: u32) -> Result<(), ConfigError> {
+    let refuse = |valid: String| {
+        Err(ConfigError::new(
+            "topology.dims",
+            format!("{dims:?} with gap {gap}"),
+            valid,
+        ))
+    };
+    let links: u64 = dims
+        .iter()
+        .map(|&k| u64::from(routers / k) * line_pairs(k, gap))
+        .sum();
+    if links > MAX_LINKS {
+        return refuse(format!(
+            "at most {MAX_LINKS} links in all; these dimensions need {links}"
+        ));
+    }
+    let ports: u64 = dims.iter().map(|&k| u64::from(k)).sum::<u64>() + u64::from(concentration);
+    if ports > u64::from(u16::MAX) {
+        return refuse(format!(
+            "dimension sizes plus concentration of at most {} ports per router; these need {ports}",
+            u16::MAX
+        ));
+    }
+    let steps: u64 = dims.iter().map(|&k| line_search_steps(k, gap)).sum();
+    if steps > MAX_LINE_SEARCH_STEPS {
+        let largest = (2..=u16::MAX as u32)
+            .take_while(|&k| line_search_steps(k, gap) <= MAX_LINE_SEARCH_STEPS)
+            .last()
+            .unwrap_or(2);
+        return refuse(format!(
+            "dimensions of at most {largest} routers with gap {gap} (gap 1, HyperX, has no \
+             such bound)"
+        ));
+    }
+    Ok(())
 }
 
 /// The express mesh `dims` with `gap`, `concentration` endpoints per router.
@@ -72,6 +147,7 @@ pub fn express_mesh(dims: &[u32], gap: u32, concentration: u32) -> Result<PortGr
                 "at most 2^32 - 1 routers and endpoints",
             )
         })?;
+    check_size(dims, gap, concentration, routers)?;
     let names: Vec<String> = (0..dims.len()).map(|d| format!("dim{d}")).collect();
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut edges = EdgeList::new(routers, &name_refs);
@@ -96,10 +172,9 @@ pub fn express_mesh(dims: &[u32], gap: u32, concentration: u32) -> Result<PortGr
                 }
             }
         }
-        let lines = line_distances(k, gap);
-        diameter += lines.iter().flatten().copied().max().unwrap_or(0);
-        let total: u64 = lines.iter().flatten().map(|&x| u64::from(x)).sum();
-        mean_all += total as f64 / f64::from(k * k);
+        let (largest, total) = line_distance_stats(k, gap);
+        diameter += largest;
+        mean_all += total as f64 / (f64::from(k) * f64::from(k));
         stride *= k;
         port_base += k;
     }
@@ -165,5 +240,49 @@ mod tests {
         assert_eq!(links(&m), 4 * 4 + 3 * 5);
         assert_eq!(m.known_diameter().unwrap(), 4 + 3);
         assert!(express_mesh(&[5, 4], 5, 1).is_err());
+    }
+
+    #[test]
+    fn line_pairs_counts_the_linked_distances() {
+        for (k, gap) in [(12, 1), (12, 2), (10, 2), (7, 3), (5, 4), (2, 1), (3, 2)] {
+            let counted = (0..k)
+                .flat_map(|a| (a + 1..k).map(move |b| b - a))
+                .filter(|&d| linked(d, gap))
+                .count() as u64;
+            assert_eq!(line_pairs(k, gap), counted, "k {k} gap {gap}");
+        }
+    }
+
+    #[test]
+    fn sizes_beyond_the_link_port_and_search_bounds_are_refused_by_key() {
+        // One 65,535-wide HyperX line would need 2^31 links and 65,536 ports per router.
+        let e = express_mesh(&[65_535], 1, 1).err().unwrap();
+        assert_eq!(e.key, "topology.dims");
+        assert!(e.to_string().contains("links"), "{e}");
+        // A 30,000-router plain line fits in links and ports, but not in the distance search.
+        let e = express_mesh(&[30_000], 29_999, 1).err().unwrap();
+        assert_eq!(e.key, "topology.dims");
+        assert!(e.to_string().contains("at most"), "{e}");
+        let e = express_mesh(&[40_000, 30_000], 29_999, 1).err().unwrap();
+        assert_eq!(e.key, "topology.dims");
+    }
+
+    #[test]
+    fn distances_over_a_line_match_the_gap_rule() {
+        // Gap 3 on a line of 7 links distances 1 and 4: 0 -> 3 is 1 + 1 + 1 or 4 - 1.
+        assert_eq!(line_distances_from(7, 3, 0), [0, 1, 2, 2, 1, 2, 3]);
+        assert_eq!(line_distances_from(7, 3, 3), [2, 2, 1, 0, 1, 2, 2]);
+        // A plain line sums |a - b| over ordered pairs: k (k^2 - 1) / 3.
+        assert_eq!(line_distance_stats(5, 4), (4, 5 * 24 / 3));
+        assert_eq!(line_distance_stats(6, 1), (1, 30));
+        assert_eq!(
+            line_distance_stats(6, 2).1,
+            (0..6)
+                .map(|s| line_distances_from(6, 2, s)
+                    .iter()
+                    .map(|&x| u64::from(x))
+                    .sum::<u64>())
+                .sum::<u64>()
+        );
     }
 }

@@ -176,7 +176,7 @@ pub fn build(config: &TopologyConfig) -> Result<Box<dyn Topology>, ConfigError> 
             graph: g,
             endpoints,
         } => {
-            let edges = custom_graph(g, "topology.graph")?;
+            let edges = custom_graph(g, "topology.edges")?;
             if endpoints.len() != edges.routers as usize {
                 return Err(ConfigError::new(
                     "topology.endpoints",
@@ -211,7 +211,7 @@ fn base_graph(base: &BaseGraph) -> Result<edges::EdgeList, ConfigError> {
         BaseGraph::Petersen => Ok(graphs::petersen()),
         BaseGraph::HoffmanSingleton => Ok(graphs::hoffman_singleton()),
         BaseGraph::SlimFly { q } => graphs::slim_fly(*q),
-        BaseGraph::Custom { graph } => custom_graph(graph, "topology.base.graph"),
+        BaseGraph::Custom { graph } => custom_graph(graph, "topology.base.edges"),
     }
 }
 

@@ -61,8 +61,16 @@ impl Torus {
             routers = routers.checked_mul(k).ok_or_else(too_big)?;
         }
         routers.checked_mul(concentration).ok_or_else(too_big)?;
-        if 2 * dims.len() + concentration as usize > usize::from(u16::MAX) {
-            return Err(too_big());
+        let ports = 2 * dims.len() as u64 + u64::from(concentration);
+        if ports > u64::from(u16::MAX) {
+            return Err(ConfigError::new(
+                "topology.concentration",
+                format!("{concentration} with {} dimensions", dims.len()),
+                format!(
+                    "at most {} ports per router: 2 per dimension plus the concentration",
+                    u16::MAX
+                ),
+            ));
         }
         Ok(Torus {
             dims: dims.to_vec(),
@@ -349,5 +357,9 @@ mod tests {
         assert!(Torus::new(&[], 1, true).is_err());
         assert!(Torus::new(&[65536, 65536], 1, true).is_err());
         assert!(Torus::new(&[8], 0, true).is_err());
+        // Ports, not routers, are what a 65,534-endpoint router lacks.
+        let e = Torus::new(&[2, 2], 65_534, true).err().unwrap();
+        assert_eq!(e.key, "topology.concentration");
+        assert!(e.expected.contains("ports per router"), "{}", e.expected);
     }
 }

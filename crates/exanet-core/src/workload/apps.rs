@@ -247,11 +247,14 @@ fn line_communicators(b: &mut ProgramBuilder, grid: &[u32], d: usize) -> Vec<u32
 fn random_matchings(n: u32, matchings: u32, rng: &mut EntityRng) -> Vec<Vec<u32>> {
     let mut partners = vec![Vec::new(); n as usize];
     let mut order: Vec<u32> = (0..n).collect();
+    // Pairs already linked, looked up in constant time: a scan of `partners` made many
+    // matchings of many ranks quadratic.
+    let mut linked = std::collections::HashSet::new();
     for _ in 0..matchings {
         order.shuffle(rng);
         for pair in order.chunks_exact(2) {
             let (a, b) = (pair[0], pair[1]);
-            if !partners[a as usize].contains(&b) {
+            if linked.insert((a.min(b), a.max(b))) {
                 partners[a as usize].push(b);
                 partners[b as usize].push(a);
             }

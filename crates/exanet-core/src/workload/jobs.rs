@@ -7,7 +7,7 @@ use rand::seq::SliceRandom;
 
 use super::apps::{self, App, AppParams};
 use super::mpi::{HostParams, JobRun, Mpi};
-use super::program::{Op, Program};
+use super::program::{Op, OpKind, Program, MAX_JOB_TIME_PS};
 use crate::config::{JobConfig, JobsConfig, Placement};
 use crate::engine::{entity_stream, EntityRng};
 use crate::error::ConfigError;
@@ -75,19 +75,43 @@ fn program(job: &JobConfig, rng: &mut EntityRng) -> Result<Program, FieldError> 
     if job.ranks == 0 {
         return Err(("ranks", "0".into(), "at least 1 rank".into()));
     }
-    if job.app == App::Program {
+    let program = if job.app == App::Program {
         let ops = job.ops.as_ref().ok_or((
             "ops",
             "(none)".into(),
             "the operations of an explicit program".into(),
         ))?;
-        return Program::from_columns(job.ranks, ops).map_err(|e| {
+        Program::from_columns(job.ranks, ops).map_err(|e| {
             let at =
                 e.at.map(|(r, i)| format!("rank {r}, operation {i}"))
                     .unwrap_or_else(|| "the program".into());
             ("ops", at, e.message)
-        });
+        })?
+    } else {
+        generated_program(job, rng)?
+    };
+    match (0..program.ranks).find_map(|r| {
+        let ps = program
+            .rank_ops(r)
+            .iter()
+            .filter(|o| o.kind == OpKind::Compute);
+        let total = ps.fold(0u64, |sum, o| sum.saturating_add(o.value));
+        (total > MAX_JOB_TIME_PS).then_some((r, total))
+    }) {
+        None => Ok(program),
+        Some((rank, total)) => Err((
+            if job.app == App::Program {
+                "ops"
+            } else {
+                "compute"
+            },
+            format!("rank {rank} computing {total} ps in all"),
+            format!("at most {MAX_JOB_TIME_PS} ps (10^6 s) of compute per rank"),
+        )),
     }
+}
+
+fn generated_program(job: &JobConfig, rng: &mut EntityRng) -> Result<Program, FieldError> {
     let params = AppParams {
         ranks: job.ranks,
         message_bytes: job.message_bytes,

@@ -679,7 +679,7 @@ impl Mpi {
                 op.tag as u64
             };
             match op.kind {
-                OpKind::Compute => self.ranks[gi].cpu_free_ps = now + op.value,
+                OpKind::Compute => self.ranks[gi].cpu_free_ps = now.saturating_add(op.value),
                 OpKind::Isend | OpKind::Send => {
                     let q = self.post_send(now, g, peer, tag, op.value, out);
                     self.requests[q as usize].id = op.request;

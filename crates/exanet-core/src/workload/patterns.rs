@@ -33,8 +33,12 @@ pub enum DestinationPattern {
     Tornado {
         torus: Torus,
     },
-    /// The endpoint with the same local index on a random neighbouring router.
-    Neighbor,
+    /// The endpoint with the same local index (modulo its count there) on a random neighbouring
+    /// router that has endpoints.
+    Neighbor {
+        /// Every router's lowest endpoint id and its number of endpoints (0 for a switch).
+        endpoints: Vec<(u32, u32)>,
+    },
     /// A fixed random permutation of the endpoints, drawn from the master seed.
     Permutation {
         destinations: Vec<u32>,
@@ -123,7 +127,9 @@ impl DestinationPattern {
                     )
                 })?,
             },
-            Pattern::Neighbor => DestinationPattern::Neighbor,
+            Pattern::Neighbor => DestinationPattern::Neighbor {
+                endpoints: endpoints_by_router(topology)?,
+            },
             Pattern::Matrix => DestinationPattern::Matrix(MatrixRows::build(
                 matrix.ok_or_else(|| {
                     ConfigError::new(
@@ -210,24 +216,18 @@ impl DestinationPattern {
                     .map(|(d, &k)| (torus.coord(router, d) + k.div_ceil(2) - 1) % k);
                 torus.router_at(shifted) * c + src % c
             }
-            DestinationPattern::Neighbor => {
-                let (router, port) = topology.endpoint_attachment(src);
-                let mut neighbours = [0u32; 64];
-                let mut count = 0;
-                for p in 0..topology.ports_per_router() {
-                    if let Peer::Router { router: r, .. } = topology.peer(router, p) {
-                        if count < neighbours.len() {
-                            neighbours[count] = r;
-                            count += 1;
-                        }
-                    }
-                }
-                if count == 0 {
-                    return src;
-                }
-                let next = neighbours[rng.random_range(0..count)];
-                let local = src - first_endpoint(topology, router, port);
-                first_endpoint(topology, next, port) + local
+            DestinationPattern::Neighbor { endpoints } => {
+                let (router, _) = topology.endpoint_attachment(src);
+                let hosts = |p: u16| match topology.peer(router, p) {
+                    Peer::Router { router: r, .. } if endpoints[r as usize].1 > 0 => Some(r),
+                    _ => None,
+                };
+                let ports = 0..topology.ports_per_router();
+                let count = ports.clone().filter_map(hosts).count();
+                let pick = rng.random_range(0..count);
+                let next = ports.filter_map(hosts).nth(pick).unwrap_or(router);
+                let (first, here) = endpoints[next as usize];
+                first + (src - endpoints[router as usize].0) % here
             }
             DestinationPattern::Permutation { destinations } => destinations[src as usize],
             DestinationPattern::GroupShift {
@@ -294,15 +294,40 @@ fn group_shift(topology: &dyn Topology) -> Result<DestinationPattern, ConfigErro
     })
 }
 
-/// The endpoint on `router`'s lowest endpoint port (`port` is any endpoint port of a router).
-fn first_endpoint(topology: &dyn Topology, router: u32, port: u16) -> u32 {
-    let mut first = port;
-    while first > 0 && matches!(topology.peer(router, first - 1), Peer::Endpoint(_)) {
-        first -= 1;
+/// Every router's lowest endpoint id and its number of endpoints, checking that each router
+/// with endpoints links to another that has some (a fat-tree's leaves link only to switches).
+fn endpoints_by_router(topology: &dyn Topology) -> Result<Vec<(u32, u32)>, ConfigError> {
+    let ports = 0..topology.ports_per_router();
+    let mut endpoints = vec![(0u32, 0u32); topology.num_routers() as usize];
+    for (router, slot) in (0..).zip(endpoints.iter_mut()) {
+        let ids = ports
+            .clone()
+            .filter_map(|p| match topology.peer(router, p) {
+                Peer::Endpoint(e) => Some(e),
+                _ => None,
+            });
+        *slot = (ids.clone().min().unwrap_or(0), ids.count() as u32);
     }
-    match topology.peer(router, first) {
-        Peer::Endpoint(e) => e,
-        _ => unreachable!("endpoint ports hold endpoints"),
+    let stranded = (0..).zip(&endpoints).find(|&(router, &(_, here))| {
+        here > 0
+            && !ports.clone().any(|p| {
+                matches!(topology.peer(router, p),
+                         Peer::Router { router: r, .. } if endpoints[r as usize].1 > 0)
+            })
+    });
+    match stranded {
+        None => Ok(endpoints),
+        Some((router, _)) => Err(ConfigError::new(
+            "traffic.pattern",
+            "\"neighbor\"",
+            format!(
+                "a topology whose routers with endpoints link to other routers with endpoints \
+                 (torus, mesh, HyperX, dragonfly, Slim Fly, Fishnet); in this {} router {} links \
+                 to none",
+                topology.family(),
+                topology.router_label(router)
+            ),
+        )),
     }
 }
 
@@ -365,6 +390,37 @@ mod tests {
             assert_ne!(un.destination(5, &t, &mut rng), 5);
             assert_eq!(hot.destination(3, &t, &mut rng), 7);
         }
+    }
+
+    #[test]
+    fn neighbor_picks_among_all_neighbours_with_endpoints() {
+        // A 100-router HyperX line: 99 neighbours each, more than the 64 once considered.
+        let line = crate::topology::express_mesh(&[100], 1, 2).unwrap();
+        let nb = DestinationPattern::build(Pattern::Neighbor, &line, 1, &[], 0.0, None).unwrap();
+        let mut rng = entity_stream(5, 5);
+        let routers: std::collections::BTreeSet<u32> = (0..5000)
+            .map(|_| nb.destination(7, &line, &mut rng))
+            .inspect(|&d| assert_eq!(d % 2, 1, "same local index"))
+            .map(|d| d / 2)
+            .collect();
+        assert_eq!(routers.len(), 99);
+        assert!(!routers.contains(&3));
+    }
+
+    #[test]
+    fn neighbor_is_refused_where_a_router_with_endpoints_has_no_such_neighbour() {
+        // A fat-tree's leaves link only to switches: the old pattern panicked picking one.
+        let tree = crate::topology::fat_tree(crate::topology::FatTreeParams {
+            levels: 2,
+            radix: 4,
+            pods: 4,
+            taper: [1, 1],
+        })
+        .unwrap();
+        let err =
+            DestinationPattern::build(Pattern::Neighbor, &tree, 1, &[], 0.0, None).unwrap_err();
+        assert_eq!(err.key, "traffic.pattern");
+        assert!(err.to_string().contains("fat_tree"), "{err}");
     }
 
     #[test]

@@ -9,6 +9,9 @@ use serde::Deserialize;
 use super::collectives::{Algorithm, Collective, CollectiveKind};
 use crate::stats::{ColumnData, Table};
 
+/// Compute one rank may do in a job, 10^6 s: far beyond any study, and far from where
+/// picosecond times stop fitting in 64 bits.
+pub const MAX_JOB_TIME_PS: u64 = 1_000_000_000_000_000_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OpKind {
