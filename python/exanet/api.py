@@ -9,12 +9,21 @@ from typing import Any
 
 from exanet import _core, distributed
 from exanet.config import Config, load
-from exanet.errors import core_errors
+from exanet.errors import ConfigError, core_errors
 from exanet.program import Program
 from exanet.progress import ProgressDisplay
 from exanet.result import Result, table_to_dataframe
 
 ConfigSource = Config | Mapping[str, Any] | str | os.PathLike[str]
+
+U32_MAX = 2**32 - 1
+
+
+def _count(name: str, value: Any, least: int) -> int:
+    """`value` as an argument the core takes as a 32-bit count, or a ConfigError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= U32_MAX:
+        raise ConfigError(name, repr(value), f"an integer between {least} and {U32_MAX}")
+    return value
 
 
 def validate(config: ConfigSource) -> dict[str, Any]:
@@ -32,6 +41,7 @@ def partition(config: ConfigSource, parts: int) -> dict[str, Any]:
     (slabs, blocks, groups or bfs), routers_per_part, endpoints_per_part, cut_links and lookahead_ps
     (the smallest latency of a cut link: the width of the synchronous windows; None when
     nothing is cut). Raises ConfigError."""
+    parts = _count("parts", parts, 1)
     core = load(config).to_core()
     config_json = json.dumps(core)
     with core_errors(core):
@@ -65,6 +75,7 @@ def job_program(config: ConfigSource, job: int = 0) -> Program:
     """The operations of job `job` of a `kind = "jobs"` config, as the core runs them (a built-in
     application expanded, a program or trace as given): a `Program` that `write_trace` can save.
     """
+    job = _count("job", job, 0)
     config = load(config)
     core = config.to_core()
     with core_errors(core):
@@ -87,6 +98,8 @@ def check_routing(
     "cycle"}; `scope` says which channels the graph holds (every channel, or an escape
     sub-network's under Duato's condition); `cycle` lists channels {"router", "port", "vc",
     "name"}, each depending on the next. Raises ConfigError."""
+    sources = None if sources is None else _count("sources", sources, 1)
+    max_draws = _count("max_draws", max_draws, 1)
     core = load(config).to_core()
     config_json = json.dumps(core)
     with core_errors(core):

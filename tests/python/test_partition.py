@@ -62,3 +62,23 @@ def test_validate_shows_the_partition(tmp_path):
     assert "24 / 24" in result.output
     # Whole groups per part: only global links are cut, so the window is their 100 ns.
     assert "100ns" in result.output
+
+
+@pytest.mark.parametrize(
+    ("call", "key"),
+    [
+        (lambda c: exanet.partition(c, 10**30), "parts"),
+        (lambda c: exanet.partition(c, 0), "parts"),
+        (lambda c: exanet.check_routing(c, sources=10**30), "sources"),
+        (lambda c: exanet.check_routing(c, max_draws=-1), "max_draws"),
+        (lambda c: exanet.check_routing(c, max_draws=True), "max_draws"),
+        (lambda c: exanet.job_program(c, 2**70), "job"),
+    ],
+)
+def test_counts_beyond_what_the_core_takes_are_refused_by_name(call, key):
+    # These were OverflowErrors from the extension's argument conversion.
+    config = {"topology": {"kind": "torus", "dims": [4, 4]}, "traffic": {"load": 0.1}}
+    with pytest.raises(exanet.ConfigError) as error:
+        call(config)
+    assert error.value.key == key
+    assert "4294967295" in error.value.expected
