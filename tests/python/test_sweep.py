@@ -194,6 +194,28 @@ def test_resume_runs_only_the_missing_points(tmp_path):
     assert grown.run(tmp_path, executor=LocalExecutor(2), progress=False).ran == 1
 
 
+@pytest.mark.parametrize(
+    ("name", "damage"),
+    [
+        ("point.json", b'{"key": "x", "sta'),
+        ("point.json", b"\xff\xfe"),
+        ("point.json", b"[1]"),
+        ("summary.json", b"{"),
+    ],
+)
+def test_a_damaged_stored_point_is_run_again_on_resume(tmp_path, name, damage):
+    # A point.json cut short (written by hand, or by a tool without atomic writes) raised
+    # JSONDecodeError out of Sweep.run.
+    sweep = Sweep(BASE, grid={"traffic.load": [0.1, 0.2]})
+    first = sweep.run(tmp_path, executor=LocalExecutor(1), progress=False)
+    damaged = next(d for d in (tmp_path / "points").iterdir() if not d.name.startswith("."))
+    (damaged / name).write_bytes(damage)
+    resumed = sweep.run(tmp_path, executor=LocalExecutor(1), progress=False)
+    assert (resumed.ran, resumed.skipped) == (1, 1)
+    columns = [c for c in first.points.columns if c not in WALL_CLOCK_COLUMNS]
+    pd.testing.assert_frame_equal(resumed.points[columns], first.points[columns])
+
+
 def test_resume_after_killing_a_sweep_process(tmp_path):
     slow = SWEEP_TOML.replace("[[4, 4], [1, 4]]", "[[8, 8]]").replace('"2us"', '"40us"')
     slow = slow.replace(

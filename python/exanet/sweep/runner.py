@@ -135,10 +135,9 @@ class Sweep:
         records = {}
         for key in {point.key for point in self.points}:
             record = read_point(out, key)
-            if record is None:
-                continue
-            if retry_failed and record["status"] != "ok":
-                shutil.rmtree(point_dir(out, key))
+            if record is None or (retry_failed and record["status"] != "ok"):
+                # Absent, damaged or to retry: what is left of it goes, so the rerun publishes.
+                shutil.rmtree(point_dir(out, key), ignore_errors=True)
                 continue
             records[key] = record
         return records

@@ -64,17 +64,27 @@ def store_point(
 
 
 def read_point(out: str | os.PathLike[str], key: str) -> dict[str, Any] | None:
-    """A stored point's record with its scalar summary statistics merged in; None if absent."""
+    """A stored point's record with its scalar summary statistics merged in; None if absent
+    or damaged (a file that is not the JSON object exanet wrote: the point is run again)."""
     directory = point_dir(out, key)
-    try:
-        record = json.loads((directory / POINT_FILE).read_text())
-    except FileNotFoundError:
+    record = _json_object(directory / POINT_FILE)
+    if record is None or record.get("status") not in ("ok", "failed"):
         return None
     summary_file = directory / "summary.json"
     if summary_file.exists():
-        summary = json.loads(summary_file.read_text())
+        summary = _json_object(summary_file)
+        if summary is None:
+            return None
         record.update({k: v for k, v in summary.items() if not isinstance(v, (list, dict))})
     return record
+
+
+def _json_object(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError):  # absent, unreadable, not UTF-8 or not JSON
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def write_dataset(out: str | os.PathLike[str], rows: list[dict[str, Any]]) -> Path:
