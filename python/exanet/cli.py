@@ -93,14 +93,16 @@ def reporting_errors(command: Callable[P, None]) -> Callable[P, None]:
 def _report_bug(error: Exception, arguments: dict[str, Any]) -> None:
     """One line for a failure of exanet itself (a core panic or a Python exception that is
     not an ExanetError), and a bug report next to the command's output."""
-    config_file = arguments.get("config")
+    # Commands name their config file `config` (sweeps: `spec`) and their output directory
+    # `output`; outputs that are files (a report, a drawing) have other names.
+    config_file = next(
+        (arguments[k] for k in ("config", "spec") if isinstance(arguments.get(k), Path)), None
+    )
     output = arguments.get("output")
     directory = output if isinstance(output, Path) else Path.cwd()
     core_config = error.config if isinstance(error, InternalError) else None
     what = str(error) if isinstance(error, InternalError) else f"{type(error).__name__}: {error}"
-    report = write_bug_report(
-        directory, error, config_file if isinstance(config_file, Path) else None, core_config
-    )
+    report = write_bug_report(directory, error, config_file, core_config)
     where = (
         f"please report it with {report}, which holds the command, the config and the error"
         if report
@@ -340,7 +342,7 @@ def report(
             show_default=False,
         ),
     ],
-    output: Annotated[
+    page: Annotated[
         Path | None,
         typer.Option(
             "--output",
@@ -353,7 +355,7 @@ def report(
     """Write a self-contained HTML report (plots, tables, config) of RESULTS."""
     from exanet.report import write_report  # matplotlib loads only for this command
 
-    stdout.print(f"report written to {write_report(results, output)}")
+    stdout.print(f"report written to {write_report(results, page)}")
 
 
 app.command("sweep")(reporting_errors(sweep_command.sweep))

@@ -231,7 +231,7 @@ def _spec_title(info: TopologyInfo) -> str:
 @reporting_errors
 def draw(
     spec: SpecArgument,
-    output: Annotated[
+    image: Annotated[
         Path,
         typer.Option("--output", "-o", help="PNG file to write.", show_default=False),
     ],
@@ -245,7 +245,7 @@ def draw(
 ) -> None:
     """Draw the router graph of a topology (at most 2,000 routers) as a PNG."""
     info = load_spec(spec)
-    path = info.draw(output, layout=layout, dpi=dpi)
+    path = info.draw(image, layout=layout, dpi=dpi)
     stdout.print(f"wrote {path}")
 
 

@@ -108,6 +108,43 @@ def test_unexpected_python_error_exits_70_with_a_bug_report(config_path, monkeyp
     assert any("broken_simulate" in line for line in report["traceback"])
 
 
+def test_a_sweep_s_bug_report_goes_to_its_out_directory_with_its_spec(tmp_path, monkeypatch):
+    # The report looked for arguments named config and output only: a sweep's went to the
+    # current directory without its spec.
+    from exanet.sweep import Sweep
+
+    def broken_run(self, *args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Sweep, "run", broken_run)
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / "load.toml"
+    spec.write_text(CONFIG_TOML + '[[sweep.grid]]\nkey = "traffic.load"\nvalues = [0.1]\n')
+    out = tmp_path / "sweep-out"
+    out.mkdir()
+    result = runner.invoke(cli.app, ["sweep", str(spec), "--out", str(out)])
+    assert result.exit_code == 70, result.output
+    report = json.loads((out / "exanet-bug-report.json").read_text())
+    assert report["config_text"] == spec.read_text()
+    assert not (tmp_path / "exanet-bug-report.json").exists()
+
+
+def test_a_bug_report_never_turns_an_output_file_into_a_directory(tmp_path, monkeypatch):
+    import exanet.report
+
+    def broken_report(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(exanet.report, "write_report", broken_report)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run").mkdir()
+    page = tmp_path / "page.html"
+    result = runner.invoke(cli.app, ["report", str(tmp_path / "run"), "-o", str(page)])
+    assert result.exit_code == 70, result.output
+    assert not page.exists()
+    assert (tmp_path / "exanet-bug-report.json").exists()
+
+
 def test_a_core_panic_is_an_internal_error_naming_where_it_happened(
     config_path, monkeypatch, tmp_path
 ):

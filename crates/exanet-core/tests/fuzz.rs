@@ -2,7 +2,7 @@
 //! ones, key by key, must either be accepted or refused with a `ConfigError` naming a key,
 //! never panic, and never allocate more than the memory limit. A short run is part of the test
 //! suite; before a release run it long: `PROPTEST_CASES=20000 cargo test --test fuzz`.
-//! Failures proptest finds are kept in `proptest-regressions/fuzz.txt` and replayed first.
+//! Failures proptest finds are kept in `tests/fuzz.proptest-regressions` and replayed first.
 
 mod common;
 

@@ -39,7 +39,7 @@ def sweep(
     executor: Annotated[
         ExecutorChoice, typer.Option(help="Where points run: a local process pool, Slurm or dask.")
     ] = ExecutorChoice.local,
-    out: Annotated[
+    output: Annotated[
         Path | None,
         typer.Option(
             "--out", "-o", help="Output directory (default: exanet-out/NAME for SWEEP NAME.toml)."
@@ -60,7 +60,7 @@ def sweep(
     """Run every point of SWEEP not yet stored in the output directory, and write the dataset
     (points.parquet, one row per point). A failing point is recorded and the sweep goes on."""
     planned = Sweep.from_toml(spec, overrides or ())
-    outdir = check_output_directory(out or Path("exanet-out") / spec.stem, "--out")
+    outdir = check_output_directory(output or Path("exanet-out") / spec.stem, "--out")
     run = planned.run(
         outdir,
         executor=executor.value,
