@@ -18,7 +18,7 @@ import pandas as pd
 
 from exanet._validation import format_value
 from exanet.config import Config
-from exanet.errors import ConfigError, OutputError
+from exanet.errors import ConfigError, OutputError, core_errors
 from exanet.topologies import topology_label
 
 SUMMARY_FILE = "summary.json"
@@ -80,12 +80,12 @@ class Result:
     @cached_property
     def endpoints(self) -> pd.DataFrame:
         """One row per endpoint: traffic counters, loads and latencies."""
-        return table_to_dataframe(self._run.table("endpoints"))
+        return self._table("endpoints")
 
     @cached_property
     def links(self) -> pd.DataFrame:
         """One row per link (network, injection and ejection): bytes, packets, utilisation."""
-        return table_to_dataframe(self._run.table("links"))
+        return self._table("links")
 
     @cached_property
     def jobs(self) -> pd.DataFrame:
@@ -116,14 +116,18 @@ class Result:
         off)."""
         return self._recorded("packet_sizes", self.config.record.packet_sizes)
 
+    def _table(self, name: str) -> pd.DataFrame:
+        with core_errors():
+            return table_to_dataframe(self._run.table(name))
+
     def _recorded(self, name: str, recorded: bool) -> pd.DataFrame:
-        return table_to_dataframe(self._run.table(name)) if recorded else pd.DataFrame()
+        return self._table(name) if recorded else pd.DataFrame()
 
     def _workload_table(self, kind: str) -> pd.DataFrame:
         """The table of traffic kind `kind` ("jobs" or "burst"), empty under other kinds."""
         if self.config.traffic.kind != kind:
             return pd.DataFrame()
-        return table_to_dataframe(self._run.table("jobs" if kind == "jobs" else "bursts"))
+        return self._table("jobs" if kind == "jobs" else "bursts")
 
     def write(self, outdir: str | os.PathLike[str]) -> Path:
         """Write config.json (core units), endpoints.parquet and links.parquet, each non-empty

@@ -162,3 +162,17 @@ def test_output_check_leaves_no_trace(tmp_path):
     (tmp_path / "kept").mkdir()
     check_output_directory(tmp_path / "kept", "--output")
     assert [path.name for path in tmp_path.rglob("*")] == ["kept"]
+
+
+def test_a_core_panic_building_a_table_is_exanet_s_internal_error():
+    # Tables are built by the core on first access, outside simulate's error conversion.
+    import exanet
+    from exanet import _core
+
+    class PanickingRun(SampleRun):
+        def table(self, name):
+            _core._raise_panic(f"no {name}")
+
+    result = Result(CONFIG, PanickingRun())
+    with pytest.raises(exanet.InternalError, match="_raise_panic: no links"):
+        _ = result.links
