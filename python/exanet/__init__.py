@@ -1,62 +1,52 @@
 """exanet: a packet-level interconnection-network simulator and design-space explorer."""
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from exanet.api import check_routing, job_program, partition, simulate, validate
-from exanet.config import Config
-from exanet.errors import (
-    ConfigError,
-    DeadlockError,
-    DistributedError,
-    ExanetError,
-    InternalError,
-    OutputError,
-    ProgramStalledError,
-)
-from exanet.program import Program
-from exanet.result import Result
-from exanet.structure import TopologyInfo, from_edge_list, from_networkx, topology
-from exanet.sweep import Sweep, load
-from exanet.sweep.saturation import saturation
+# Public names and their modules, imported on first use: `import exanet` stays light, so that
+# the command line starts at once and a Ctrl-C while it loads pandas is an ordinary interrupt.
+_PUBLIC = {
+    "check_routing": "exanet.api",
+    "job_program": "exanet.api",
+    "partition": "exanet.api",
+    "simulate": "exanet.api",
+    "validate": "exanet.api",
+    "Config": "exanet.config",
+    "ConfigError": "exanet.errors",
+    "DeadlockError": "exanet.errors",
+    "DistributedError": "exanet.errors",
+    "ExanetError": "exanet.errors",
+    "InternalError": "exanet.errors",
+    "OutputError": "exanet.errors",
+    "ProgramStalledError": "exanet.errors",
+    "Program": "exanet.program",
+    "Result": "exanet.result",
+    "TopologyInfo": "exanet.structure",
+    "from_edge_list": "exanet.structure",
+    "from_networkx": "exanet.structure",
+    "topology": "exanet.structure",
+    "Sweep": "exanet.sweep",
+    "load": "exanet.sweep",
+    "saturation": "exanet.sweep.saturation",
+    "write_report": "exanet.report",
+}
 
 try:
     __version__ = version("exanet")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
-__all__ = [
-    "Config",
-    "ConfigError",
-    "DeadlockError",
-    "DistributedError",
-    "ExanetError",
-    "InternalError",
-    "OutputError",
-    "Program",
-    "ProgramStalledError",
-    "Result",
-    "Sweep",
-    "TopologyInfo",
-    "__version__",
-    "check_routing",
-    "from_edge_list",
-    "from_networkx",
-    "job_program",
-    "load",
-    "partition",
-    "saturation",
-    "simulate",
-    "topology",
-    "validate",
-    "write_report",
-]
+__all__ = ["__version__", *sorted(_PUBLIC)]
 
 
 def __getattr__(name: str) -> Any:
-    """`write_report` loads matplotlib, so it is imported only when first used."""
-    if name == "write_report":
-        from exanet.report import write_report
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'exanet' has no attribute {name!r}")
+    value = getattr(import_module(_PUBLIC[name]), name)
+    globals()[name] = value
+    return value
 
-        return write_report
-    raise AttributeError(f"module 'exanet' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})

@@ -1,5 +1,5 @@
 """`python -m exanet`: the command-line interface."""
 
-from exanet.cli import main
+from exanet.launcher import main
 
 main()

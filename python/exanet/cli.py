@@ -18,14 +18,10 @@ from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
 from exanet.display import format_number, headline_table, jobs_table
 from exanet.errors import DeadlockError, DistributedError, ExanetError, InternalError
+from exanet.exit_codes import EXIT_DEADLOCK, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_INVALID
 from exanet.result import Result
 from exanet.sweep import command as sweep_command
 from exanet.units import format_bandwidth_bytes_per_s, format_size_bytes, format_time_ps
-
-EXIT_INVALID = 2
-EXIT_DEADLOCK = 3
-EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug in exanet, not in the input
-EXIT_INTERRUPTED = 130
 
 DEMO_CONFIG: dict[str, Any] = {
     "topology": {"kind": "torus", "dims": [8, 8]},

@@ -249,3 +249,33 @@ def test_run_warns_when_the_network_did_not_drain(config_path, tmp_path, monkeyp
     result = runner.invoke(cli.app, ["run", str(config_path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "did not drain" in result.stderr
+
+
+def test_ctrl_c_while_the_command_loads_exits_130_without_a_traceback():
+    # A Ctrl-C a second after starting `exanet` landed in pandas' import and printed a
+    # KeyboardInterrupt traceback; the interrupt is raised here where the command line loads.
+    script = (
+        "import builtins\n"
+        "real = builtins.__import__\n"
+        "def interrupted(name, *args, **kwargs):\n"
+        "    if name == 'exanet.cli':\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = interrupted\n"
+        "from exanet.launcher import main\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 130
+    assert done.stderr == "interrupted\n"
+
+
+def test_importing_exanet_loads_none_of_its_heavy_libraries():
+    heavy = "{'pandas', 'pyarrow', 'exanet._core'}"
+    script = f"import sys, exanet; print(sorted({heavy} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stderr
+    import exanet
+
+    # Every public name still resolves, on first use.
+    assert all(getattr(exanet, name) is not None for name in exanet.__all__)
