@@ -18,7 +18,7 @@ import pandas as pd
 
 from exanet._validation import format_value
 from exanet.config import Config
-from exanet.errors import ConfigError, OutputError, core_errors
+from exanet.errors import ConfigError, InternalError, OutputError, core_errors
 from exanet.topologies import topology_label
 
 SUMMARY_FILE = "summary.json"
@@ -56,16 +56,29 @@ class CoreRunResult(Protocol):
 
 
 def table_to_dataframe(table: dict[str, Any]) -> pd.DataFrame:
-    """A DataFrame from a core column table; columns listed in `categories` become Categorical."""
+    """A DataFrame from a core column table; columns listed in `categories` become Categorical,
+    and unsigned integer columns become int64, so that arithmetic on counters is safe
+    (`received - generated` is negative, never 1.8e19)."""
     categories = table["categories"]
     columns = {}
     for name, dtype, buffer in table["columns"]:
-        values = np.frombuffer(buffer, dtype=np.dtype(dtype))
+        values = _signed(name, np.frombuffer(buffer, dtype=np.dtype(dtype)))
         if name in categories:
             columns[name] = pd.Categorical.from_codes(values, categories=categories[name])
         else:
             columns[name] = values
     return pd.DataFrame(columns)
+
+
+def _signed(name: str, values: np.ndarray) -> np.ndarray:
+    """`values` as int64 when unsigned; a value beyond int64 is refused rather than wrapped."""
+    if values.dtype.kind != "u":
+        return values
+    if len(values) and values.max() > np.iinfo(np.int64).max:
+        raise InternalError(
+            f"column {name!r} holds {values.max()}, beyond the int64 range of result tables"
+        )
+    return values.astype(np.int64)
 
 
 class Result:

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from samples import ENDPOINTS, LINKS, SUMMARY, SampleRun
+from samples import ENDPOINTS, LINKS, SUMMARY, SampleRun, core_table
 
 from exanet.config import Config
-from exanet.errors import ConfigError, OutputError
+from exanet.errors import ConfigError, InternalError, OutputError
 from exanet.result import Result, check_output_directory, table_to_dataframe
 
 CONFIG = Config.from_dict({"topology": {"kind": "torus", "dims": [2, 2]}, "traffic": {"load": 0.5}})
@@ -19,10 +19,30 @@ CONFIG = Config.from_dict({"topology": {"kind": "torus", "dims": [2, 2]}, "traff
 def test_table_to_dataframe_keeps_dtypes_and_values():
     frame = table_to_dataframe(ENDPOINTS)
     assert list(frame.columns) == ["endpoint", "injected_packets", "accepted_gbps", "offset"]
-    assert frame["injected_packets"].dtype == np.uint64
+    assert frame["injected_packets"].dtype == np.int64
     assert frame["injected_packets"].iloc[3] == 2**40
     assert frame["offset"].tolist() == [-1, 0, 1, 2]
     assert frame["accepted_gbps"].sum() == 12.0
+
+
+def test_unsigned_counters_become_signed_so_differences_can_be_negative():
+    frame = table_to_dataframe(ENDPOINTS)
+    assert frame["endpoint"].dtype == np.int64
+    difference = frame["endpoint"] - frame["injected_packets"]
+    assert difference.tolist() == [-10, -10, -10, 3 - 2**40]
+
+
+def test_a_counter_beyond_int64_is_refused_not_wrapped():
+    table = core_table([("injected_packets", "<u8", [1, 2**63])])
+    with pytest.raises(InternalError, match="injected_packets"):
+        table_to_dataframe(table)
+
+
+def test_written_tables_keep_signed_counters(tmp_path):
+    outdir = Result(CONFIG, SampleRun()).write(tmp_path / "out")
+    endpoints = pd.read_parquet(outdir / "endpoints.parquet")
+    assert endpoints["injected_packets"].dtype == np.int64
+    assert endpoints["endpoint"].dtype == np.int64
 
 
 def test_category_columns_become_categorical():
