@@ -49,10 +49,10 @@ def reporting_errors(command: Callable[P, None]) -> Callable[P, None]:
 SpecArgument = Annotated[
     list[str],
     typer.Argument(
-        help="A TOML config (its [topology] and [links]) or a kind, then KEY=VALUE topology "
+        help="A TOML config (its \\[topology] and \\[links]) or a kind, then KEY=VALUE topology "
         "keys, e.g. kind=dragonfly a=4 h=2 p=2, dragonfly a=4 h=2, kind=torus dims=12,10,10, "
         "fishnet base.kind=slim_fly base.q=5. KEY=VALUE tokens after a config override its "
-        "[topology].",
+        "\\[topology].",
         metavar="SPEC...",
         show_default=False,
     ),

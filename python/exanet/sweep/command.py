@@ -30,7 +30,7 @@ class ExecutorChoice(StrEnum):
 def sweep(
     spec: Annotated[
         Path,
-        typer.Argument(help="TOML config file with a [sweep] section.", metavar="SWEEP"),
+        typer.Argument(help="TOML config file with a \\[sweep] section.", metavar="SWEEP"),
     ],
     jobs: Annotated[
         int | None,
