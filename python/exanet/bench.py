@@ -1,4 +1,5 @@
-"""Benchmark suite: packet-hops/s, events/s and peak memory per endpoint (DESIGN §10).
+"""Benchmark suite: packet-hops/s, events/s and peak memory per endpoint (docs/architecture.md
+§14).
 
     python -m exanet.bench [--only a,b] [--quick] [--json PATH]
 

@@ -1,4 +1,5 @@
-"""The configuration schema (DESIGN §9), its loading from TOML, and its core JSON form.
+"""The configuration schema (docs/architecture.md §10), its loading from TOML, and its core JSON
+form.
 
 Quantities are written with units ("50ns", "25GB/s", "4KiB") and held in core units: integer
 picoseconds, bytes per second and bytes. Every invalid input raises one `ConfigError`.

@@ -1,8 +1,8 @@
 """SST-style quantity strings ("100ns", "25GB/s", "4KiB") to and from core units.
 
-Core units (DESIGN §2): time in integer picoseconds, bandwidth in integer bytes per second,
-sizes in integer bytes, each held by the core in 64 bits. Parsing is exact for decimal inputs
-(no binary floating point).
+Core units (docs/architecture.md §2): time in integer picoseconds, bandwidth in integer bytes
+per second, sizes in integer bytes, each held by the core in 64 bits. Parsing is exact for
+decimal inputs (no binary floating point).
 """
 
 from __future__ import annotations

@@ -78,9 +78,9 @@ pub fn partition(config: &Config, parts: u32) -> Result<parallel::PartitionRepor
 }
 
 /// Builds the channel-dependency graph of a configuration's routing and checks it for cycles
-/// (DESIGN §6): from `sources` evenly spaced source routers (None: all), to every destination,
-/// with as many random draws per pair as there are routers (capped at `max_draws`), so that
-/// every Valiant intermediate is followed.
+/// (docs/architecture.md §7): from `sources` evenly spaced source routers (None: all), to every
+/// destination, with as many random draws per pair as there are routers (capped at
+/// `max_draws`), so that every Valiant intermediate is followed.
 pub fn check_routing(
     config: &Config,
     sources: Option<u32>,

@@ -4,10 +4,10 @@
 //! only the bucket being consumed is ever sorted.
 //!
 //! Order: (time, target, source), and among events with equal keys (all from the same source)
-//! the order in which that source scheduled them: the source sequence number of DESIGN §3 is
-//! kept implicitly, by stable sorting and first-in-first-out overflow. Nothing depends on the
-//! order in which different sources' events were inserted, so the order does not depend on how
-//! entities are split across workers.
+//! the order in which that source scheduled them: the source sequence number of the ordering
+//! (docs/architecture.md §3) is kept implicitly, by stable sorting and first-in-first-out
+//! overflow. Nothing depends on the order in which different sources' events were inserted, so
+//! the order does not depend on how entities are split across workers.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;

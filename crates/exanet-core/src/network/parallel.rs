@@ -1,9 +1,9 @@
-//! The network split across workers (DESIGN §3): each worker owns the routers of one part and
-//! their NICs, with its own event queue, packet arena, statistics and scratch; the per-entity
-//! state arrays are shared, each worker touching only its own entities' entries. Events for
-//! another worker's entities leave through an outbox (an arriving packet travels by value) and
-//! are handed over at the end of each window; they are never due before the window ends,
-//! because every one crosses a link (or models a notification) at least the window long.
+//! The network split across workers (docs/architecture.md §4): each worker owns the routers of one
+//! part and their NICs, with its own event queue, packet arena, statistics and scratch; the
+//! per-entity state arrays are shared, each worker touching only its own entities' entries. Events
+//! for another worker's entities leave through an outbox (an arriving packet travels by value) and
+//! are handed over at the end of each window; they are never due before the window ends, because
+//! every one crosses a link (or models a notification) at least the window long.
 
 use std::sync::Arc;
 

@@ -1,5 +1,5 @@
-//! The parallel engine's building blocks (DESIGN §3): partitions of the network and the
-//! lookahead they allow.
+//! The parallel engine's building blocks (docs/architecture.md §4): partitions of the network and
+//! the lookahead they allow.
 
 pub mod fabric;
 pub mod partition;

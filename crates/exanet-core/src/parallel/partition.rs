@@ -1,6 +1,6 @@
 //! Partitions of a network's routers (each with its NICs) for the conservative parallel engine
-//! (DESIGN §3): few links cut, endpoints balanced. The smallest latency of a cut link is the
-//! lookahead, the width of the synchronous windows.
+//! (docs/architecture.md §4): few links cut, endpoints balanced. The smallest latency of a cut link
+//! is the lookahead, the width of the synchronous windows.
 //!
 //! - `slabs`: tori and meshes, cut across their longest dimension (parts <= its length);
 //! - `blocks`: tori and meshes with more parts than their longest dimension has routers, cut

@@ -1,9 +1,9 @@
-//! Runs split across processes (MPI ranks, DESIGN §3): the same windows as threads, with each
-//! process one worker. Processes share no memory, so what crosses them travels as bytes
+//! Runs split across processes (MPI ranks, docs/architecture.md §4): the same windows as threads,
+//! with each process one worker. Processes share no memory, so what crosses them travels as bytes
 //! (bincode) through a [`Transport`], which needs only two collective operations: an all-to-all
-//! exchange and an all-gather. The Python layer provides one over mpi4py (so exanet itself links
-//! no MPI library); [`Loopback`] connects the threads of one process the same way, so that the
-//! whole path, encoding included, is tested without MPI.
+//! exchange and an all-gather. The Python layer provides one over mpi4py (so exanet itself links no
+//! MPI library); [`Loopback`] connects the threads of one process the same way, so that the whole
+//! path, encoding included, is tested without MPI.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier, Mutex};

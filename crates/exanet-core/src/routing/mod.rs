@@ -15,8 +15,8 @@ use crate::config::{Escape, RoutingConfig, Selection};
 use crate::error::ConfigError;
 use crate::topology::Topology;
 
-/// Routing state a packet carries from router to router (a few bytes, DESIGN §6): the phase of
-/// a multi-phase route and its intermediate (router or group).
+/// Routing state a packet carries from router to router (a few bytes, docs/architecture.md
+/// §7): the phase of a multi-phase route and its intermediate (router or group).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct RouteState {
     pub phase: u8,
