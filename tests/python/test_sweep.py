@@ -140,6 +140,47 @@ def test_bad_spec_names_the_key(spec, key, words):
     assert words in error.value.expected
 
 
+COMPACT_GRID_TOML = SWEEP_TOML.split("[[sweep.grid]]")[0] + (
+    '[sweep]\ngrid = {"traffic.load" = [0.1, 0.3], "topology.dims" = [[4, 4], [1, 4]]}\n'
+)
+
+
+def test_the_compact_grid_mapping_gives_the_points_of_grid_tables(tmp_path):
+    (tmp_path / "tables.toml").write_text(SWEEP_TOML)
+    (tmp_path / "compact.toml").write_text(COMPACT_GRID_TOML)
+    tables = Sweep.from_toml(tmp_path / "tables.toml")
+    compact = Sweep.from_toml(tmp_path / "compact.toml")
+    python = Sweep(
+        tables.base, grid={"traffic.load": (0.1, 0.3), "topology.dims": [[4, 4], [1, 4]]}
+    )
+    assert compact.spec == tables.spec == python.spec
+    keys = [(p.key, p.axes) for p in tables.points]
+    assert len(keys) == 4
+    assert [(p.key, p.axes) for p in compact.points] == keys
+    assert [(p.key, p.axes) for p in python.points] == keys
+
+
+@pytest.mark.parametrize(
+    ("grid", "key", "words"),
+    [
+        ({"traffic.load": []}, 'sweep.grid."traffic.load"', "at least 1"),
+        ({"traffic.load": 0.1}, 'sweep.grid."traffic.load"', "list"),
+        ({"traffic..load": [1]}, 'sweep.grid."traffic..load"', "dotted"),
+        ({"seed": [1, 2], "a": [1]}, "sweep.repetitions", 'sweep.grid."seed"'),
+    ],
+)
+def test_bad_compact_grid_names_the_key(grid, key, words):
+    repetitions = 2 if "seed" in grid else 1
+    with pytest.raises(ConfigError) as error:
+        parse_spec({"grid": grid, "repetitions": repetitions})
+    assert error.value.key == key
+    assert words in error.value.expected
+    with pytest.raises(ConfigError) as error:
+        Sweep(BASE, zip={"a": [2]}, grid={"a": [1]})
+    assert error.value.key == "sweep.zip[0].keys"
+    assert 'sweep.grid."a" sets it' in error.value.expected
+
+
 def test_too_many_points_are_refused_before_expanding():
     started_s = time.monotonic()
     with pytest.raises(ConfigError) as error:
@@ -468,7 +509,7 @@ def test_saturation_brackets_where_accepted_falls_below_offered(monkeypatch):
     # Saturated once accepted < 0.95 x offered: from offered = 0.6 / 0.95 on.
     assert found.load <= 0.6 / 0.95 < found.upper
     assert found.upper - found.load <= 0.01
-    assert found.probes["saturated"].iloc[1] == "accepted < offered"  # the probe at high = 1
+    assert found.probes["saturated"].iloc[1] == "throughput"  # the probe at high = 1
 
 
 def test_saturation_stops_on_latency_growth(monkeypatch):

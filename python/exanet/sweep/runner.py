@@ -58,7 +58,7 @@ class Sweep:
     ) -> None:
         zips = [zip] if isinstance(zip, Mapping) else list(zip or [])
         spec = {
-            "grid": [{"key": key, "values": list(values)} for key, values in (grid or {}).items()],
+            "grid": dict(grid or {}),
             "zip": [_zip_axis(index, axis) for index, axis in enumerate(zips)],
             "points": [dict(point) for point in points],
             "repetitions": repetitions,

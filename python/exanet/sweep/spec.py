@@ -7,7 +7,8 @@ A bad specification raises one ConfigError whose key starts with `sweep.`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StrictInt, StrictStr, ValidationError, model_validator
@@ -63,7 +64,10 @@ class SweepSpec(_Section):
     """The axes of a sweep; its points are the product of the grid axes, the zip axes, the
     explicit points (when given) and the repetitions."""
 
-    grid: list[GridAxis] = Field(default_factory=list, description="[[sweep.grid]] axes")
+    grid: list[GridAxis] = Field(
+        default_factory=list,
+        description='[[sweep.grid]] axes, or the mapping grid = {"traffic.load" = [0.1, 0.2]}',
+    )
     zip: list[ZipAxis] = Field(default_factory=list, description="[[sweep.zip]] axes")
     points: list[dict[str, Any]] = Field(
         default_factory=list,
@@ -75,9 +79,26 @@ class SweepSpec(_Section):
 
 
 def parse_spec(raw: Any) -> SweepSpec:
-    """Validate the `[sweep]` table; a problem is a ConfigError naming `sweep.KEY`."""
+    """Validate the `[sweep]` table; a problem is a ConfigError naming `sweep.KEY`.
+
+    `grid` is a list of {key, values} tables or the compact mapping {dotted key: values} (the
+    form `Sweep(grid=...)` takes); errors in the compact form name `sweep.grid."KEY"`."""
     if not isinstance(raw, Mapping):
         raise ConfigError("sweep", repr(raw), "a table of sweep axes (grid, zip, points)")
+    grid = raw.get("grid")
+    if not isinstance(grid, Mapping):
+        return _validated(raw)
+    keys = list(grid)
+    axes = [{"key": key, "values": _as_list(values)} for key, values in grid.items()]
+    try:
+        return _validated({**raw, "grid": axes})
+    except ConfigError as error:
+        raise ConfigError.of(
+            [tuple(_compact_names(text, keys) for text in e) for e in error.errors]
+        ) from None
+
+
+def _validated(raw: Mapping[str, Any]) -> SweepSpec:
     try:
         spec = SweepSpec.model_validate(raw)
     except ValidationError as exc:
@@ -86,6 +107,22 @@ def parse_spec(raw: Any) -> SweepSpec:
     _check_keys_set_once(spec)
     _check_point_count(spec)
     return spec
+
+
+def _as_list(values: Any) -> Any:
+    """A grid axis's values as a list when they are a sequence (a tuple, a NumPy array);
+    anything else stays as given, for validation to refuse."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        return values
+    return list(values)
+
+
+_GRID_AXIS = re.compile(r"sweep\.grid\[(\d+)\](?:\.key\b|\.values\b)?")
+
+
+def _compact_names(text: str, keys: list[Any]) -> str:
+    """`text` with `sweep.grid[i].values` (or `.key`) named as in the compact grid form."""
+    return _GRID_AXIS.sub(lambda match: f'sweep.grid."{keys[int(match[1])]}"', text)
 
 
 def _check_point_count(spec: SweepSpec) -> None:
