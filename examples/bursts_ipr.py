@@ -17,13 +17,15 @@ Transpose and shuffle are permutations, so every burst takes the same time; unif
 draw fresh destinations per packet. This reduced torus does not reproduce the paper's 32x32
 adaptive router; the sign of IPR's effect depends on the pattern here.
 
-Run with `python3 examples/bursts_ipr.py`; it takes a few seconds.
+Run with `python3 examples/bursts_ipr.py`; it takes about 8 s on a 2-core machine.
+EXANET_EXAMPLES_QUICK=1 runs 2 bursts of 50 packets instead (about 2 s; example_scale.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from example_scale import sized
 from rich.console import Console
 from rich.table import Table
 
@@ -31,7 +33,12 @@ import exanet
 
 TOPOLOGY = {"kind": "torus", "dims": [8, 8]}
 PATTERNS = ("uniform", "transpose", "shuffle", "tornado")
-BURST = {"kind": "burst", "packet": "256B", "packets_per_burst": 1000, "bursts": 5}
+BURST = {
+    "kind": "burst",
+    "packet": "256B",
+    "packets_per_burst": sized(1000, 50),
+    "bursts": sized(5, 2),
+}
 THROTTLE = 16
 COLUMNS = {  # column name: (router.in_transit_priority, nic.max_outstanding_packets)
     "IPR off": (0.0, 0),

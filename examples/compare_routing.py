@@ -6,12 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from example_scale import sized
 from rich.console import Console
 from rich.table import Table
 
 import exanet
 
-RUN = {"warmup": "10us", "measure": "40us", "drain": "none"}
+RUN = sized(
+    {"warmup": "10us", "measure": "40us", "drain": "none"},
+    {"warmup": "1us", "measure": "2us", "drain": "none"},
+)
 
 
 def network_config(

@@ -20,12 +20,13 @@ from __future__ import annotations
 import argparse
 import resource
 
+from example_scale import sized
 from rich.console import Console
 from rich.table import Table
 
 import exanet
 
-DEFAULT_SIZES = ("16x16x16", "8x8x8x8x8")
+DEFAULT_SIZES = sized(("16x16x16", "8x8x8x8x8"), ("8x8x8",))
 
 
 def torus_config(dims: list[int], load: float, warmup: str, measure: str, threads: int) -> dict:
