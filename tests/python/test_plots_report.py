@@ -1,11 +1,19 @@
 """Plots and the HTML report: each plot of a real run and sweep, the CLI, offline rendering in
-headless Chromium."""
+headless Chromium, and what a person checks on every kind of report (run, sweep with and
+without a load axis, jobs, bursts): images decode, no plot is empty, undrained points are
+hollow, every axis label has its unit, the points table is sorted by the swept axes."""
 
+import base64
+import io
+import json
+import math
 import re
 import shutil
 import subprocess
+from html.parser import HTMLParser
 
 import matplotlib.image
+import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
@@ -13,8 +21,11 @@ from typer.testing import CliRunner
 
 import exanet
 from exanet import plots
+from exanet.analysis import saturation_point
 from exanet.cli import app
 from exanet.errors import ConfigError
+from exanet.report import figures
+from exanet.sweep.store import load
 
 BASE = {
     "topology": {"kind": "torus", "dims": [4, 4]},
@@ -22,8 +33,31 @@ BASE = {
     "run": {"warmup": "1us", "measure": "2us"},
 }
 RECORD = {"traffic_matrix": "endpoints", "injection_bin": "50ns", "packet_sizes": True}
-# injection map (x2), link utilisation, traffic matrix, injection time series and histogram
-RUN_PLOTS = 6
+# injection map (x2), latency CDF, link classes, link utilisation, traffic matrix, injection
+# time series and histogram
+RUN_PLOTS = 8
+# transpose past saturation with a short drain limit: the 0.6 point does not drain
+SATURATING = BASE | {
+    "traffic": {"load": 0.3, "pattern": "transpose"},
+    "run": {"warmup": "1us", "measure": "2us", "drain_limit": "2us"},
+}
+JOBS = {
+    "topology": {"kind": "torus", "dims": [4, 4]},
+    "router": {"vc_buffer": "16KiB"},
+    "traffic": {
+        "kind": "jobs",
+        "alone": True,
+        "jobs": [
+            {"name": "reduce", "app": "allreduce", "ranks": 8, "message": "4KiB"},
+            {"name": "a2a", "app": "alltoall", "ranks": 8, "message": "2KiB"},
+        ],
+    },
+}
+BURSTS = {
+    "topology": {"kind": "torus", "dims": [4, 4]},
+    "traffic": {"kind": "burst", "packets_per_burst": 50, "bursts": 3},
+}
+UNIT = re.compile(r"\(.+\)")
 IMG = re.compile(r'<img alt="[^"]*" src="data:image/png;base64,([A-Za-z0-9+/=]+)">')
 CHROMIUM = shutil.which("chromium")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
@@ -43,13 +77,49 @@ def run_report(result, tmp_path_factory):
     return out
 
 
+def report_of(directory):
+    cli = CliRunner().invoke(app, ["report", str(directory)])
+    assert cli.exit_code == 0, cli.output
+    return directory / "report.html"
+
+
 @pytest.fixture(scope="module")
 def sweep_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("sweep") / "out"
-    exanet.Sweep(BASE, grid={"traffic.load": [0.1, 0.4]}).run(out, jobs=1, progress=False)
-    cli = CliRunner().invoke(app, ["report", str(out)])
-    assert cli.exit_code == 0, cli.output
-    return out / "report.html"
+    # listed out of order: the points table sorts them
+    grid = {"traffic.load": [0.6, 0.1, 0.3]}
+    exanet.Sweep(SATURATING, grid=grid).run(out, jobs=1, progress=False)
+    return report_of(out)
+
+
+@pytest.fixture(scope="module")
+def axis_sweep_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("axis-sweep") / "out"
+    grid = {"traffic.pattern": ["uniform", "tornado", "transpose"], "router.vcs": [4, 2]}
+    exanet.Sweep(SATURATING | {"traffic": {"load": 0.4}}, grid=grid).run(
+        out, jobs=1, progress=False
+    )
+    return report_of(out)
+
+
+@pytest.fixture(scope="module")
+def jobs_report(tmp_path_factory):
+    result = exanet.simulate(JOBS, progress=False)
+    return report_of(result.write(tmp_path_factory.mktemp("jobs") / "run"))
+
+
+@pytest.fixture(scope="module")
+def bursts_report(tmp_path_factory):
+    result = exanet.simulate(BURSTS, progress=False)
+    return report_of(result.write(tmp_path_factory.mktemp("bursts") / "run"))
+
+
+def results_of(report):
+    """The run or sweep directory of a report (run_report is written beside its run)."""
+    return report.parent if report.name == "report.html" else report.parent / "run"
+
+
+REPORTS = ["run_report", "sweep_report", "axis_sweep_report", "jobs_report", "bursts_report"]
 
 
 def images(page):
@@ -83,6 +153,9 @@ def test_every_plot_returns_a_figure_and_saves_png_and_svg(result, tmp_path):
         plots.injection_histogram(result.injection_series, 100),
         plots.grouped_bars(jobs, "name", "s", "design"),
         plots.grouped_bars(jobs[jobs["design"] == "a"], "name", "s"),
+        plots.link_class_utilization(result.links),
+        plots.latency_cdf(result.endpoints),
+        plots.metric_by_axis(runs, "offered_load", "accepted_load"),
     ]
     assert all(isinstance(fig, Figure) for fig in figures)
     written = plots.save(figures[0], tmp_path / "latency.png")
@@ -128,7 +201,7 @@ def test_sweep_report_has_load_curves_points_and_config(sweep_report):
     page = sweep_report.read_text()
     assert len(images(page)) == 2  # latency-load and accepted-offered
     assert_offline(page)
-    assert "2 points, 2 ok, 0 failed" in page and "traffic.load" in page
+    assert "3 points, 3 ok, 0 failed" in page and "traffic.load" in page
 
 
 def test_report_of_a_directory_without_results_is_an_invalid_input(tmp_path):
@@ -148,16 +221,183 @@ def chromium(*args):
 
 
 @needs_chromium
-@pytest.mark.parametrize("report", ["run_report", "sweep_report"])
+@pytest.mark.parametrize("report", REPORTS)
 def test_report_renders_in_headless_chromium(report, request, tmp_path):
     path = request.getfixturevalue(report)
     total = len(images(path.read_text()))
+    assert total >= 1
     dom = chromium("--virtual-time-budget=5000", "--dump-dom", path.as_uri()).stdout
     assert f'data-images-loaded="{total}"' in dom and f'data-images-total="{total}"' in dom
     shot = tmp_path / "shot.png"
-    chromium(f"--screenshot={shot}", "--window-size=1200,3000", path.as_uri())
+    chromium(f"--screenshot={shot}", "--window-size=1400,3000", path.as_uri())
     pixels = matplotlib.image.imread(shot)
-    assert pixels.shape[:2] == (3000, 1200) and pixels[..., :3].std() > 0.05
+    assert pixels.shape[:2] == (3000, 1400) and pixels[..., :3].std() > 0.05
+
+
+@pytest.mark.parametrize("report", REPORTS)
+def test_every_image_of_every_report_decodes(report, request):
+    page = request.getfixturevalue(report).read_text()
+    assert "not plotted" not in page
+    for data in images(page):
+        pixels = matplotlib.image.imread(io.BytesIO(base64.b64decode(data)), format="png")
+        assert pixels.shape[0] > 100 and pixels.shape[1] > 100
+        assert pixels[..., :3].std() > 0.01  # not a blank image
+
+
+def drawn(ax):
+    """What an axes shows: lines, bars, filled areas, images."""
+    return len(ax.lines) + len(ax.patches) + len(ax.collections) + len(ax.images)
+
+
+@pytest.mark.parametrize("report", REPORTS)
+def test_every_plot_has_data_and_units_on_every_axis(report, request):
+    shown = figures(results_of(request.getfixturevalue(report)))
+    assert shown
+    for caption, fig in shown:
+        for ax in fig.axes:
+            if not ax.axison:
+                continue
+            is_colorbar = hasattr(ax, "_colorbar")
+            labels = [ax.get_ylabel()] if is_colorbar else [ax.get_xlabel(), ax.get_ylabel()]
+            labels = [text for text in labels if text or not is_colorbar]
+            assert all(UNIT.search(text) for text in labels), (caption, labels)
+            assert is_colorbar or drawn(ax) > 0, caption
+
+
+def test_report_plots_follow_what_the_run_or_sweep_holds(
+    run_report, sweep_report, axis_sweep_report, jobs_report, bursts_report
+):
+    def captions(report):
+        return [caption for caption, _ in figures(results_of(report))]
+
+    assert "latency vs offered load" in captions(sweep_report)
+    axis_captions = captions(axis_sweep_report)
+    assert not any("offered load" in c for c in axis_captions)
+    assert "latency_ns_mean by traffic.pattern" in axis_captions
+    assert "latency_ns_mean by router.vcs" in axis_captions
+    jobs = captions(jobs_report)
+    assert jobs[0] == "completion and slowdown per job"
+    assert not any("per endpoint" in c for c in jobs)  # no synthetic-traffic heat maps
+    assert captions(bursts_report)[0] == "time per burst"
+    assert any("per endpoint" in c for c in captions(run_report))
+
+
+def test_undrained_points_are_hollow_in_the_load_curves(sweep_report):
+    points = load(sweep_report.parent)
+    undrained = sorted(points.loc[~points["drained"], "offered_load"])
+    assert len(undrained) == 1 and len(points) == 3  # the 0.6 point only
+    shown = dict(figures(sweep_report.parent))
+    for caption in ("latency vs offered load", "accepted vs offered load"):
+        hollow = [
+            line for line in shown[caption].axes[0].lines if line.get_markerfacecolor() == "none"
+        ]
+        assert len(hollow) == 1, caption
+        assert list(hollow[0].get_xdata()) == pytest.approx(undrained)
+    page = sweep_report.read_text()
+    assert "<th>drained</th>" in page and "1 did not drain" in page
+
+
+def test_undrained_points_are_hollow_against_a_swept_axis(axis_sweep_report):
+    points = load(axis_sweep_report.parent)
+    assert (~points["drained"]).sum() >= 1  # transpose at 0.4 with a 2 us drain limit
+    fig = dict(figures(axis_sweep_report.parent))["accepted_load by traffic.pattern"]
+    hollow = [line for line in fig.axes[0].lines if line.get_markerfacecolor() == "none"]
+    assert sum(len(line.get_xdata()) for line in hollow) == (~points["drained"]).sum()
+
+
+class Tables(HTMLParser):
+    """The cell texts of every <table> of a page: tables[i] is a list of rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.cell = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append(self.cell.strip())
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+def points_table(page):
+    parser = Tables()
+    parser.feed(page)
+    header, *rows = next(t for t in parser.tables if t and "key" in t[0])
+    return pd.DataFrame(rows, columns=header)
+
+
+def test_points_table_is_sorted_by_the_swept_axes_in_one_format(sweep_report, axis_sweep_report):
+    table = points_table(sweep_report.read_text())
+    assert table["traffic.load"].astype(float).tolist() == [0.1, 0.3, 0.6]
+    assert table["drained"].tolist() == ["True", "True", "False"]
+    # one number format per column: as many decimals in every cell
+    for column in ("accepted_load", "latency_ns_mean"):
+        decimals = {len(text.partition(".")[2]) for text in table[column]}
+        assert len(decimals) == 1, (column, table[column].tolist())
+    table = points_table(axis_sweep_report.read_text())
+    assert (
+        table["traffic.pattern"].tolist() == ["tornado"] * 2 + ["transpose"] * 2 + ["uniform"] * 2
+    )
+    assert table["router.vcs"].tolist() == ["2", "4"] * 3
+
+
+def test_injection_maps_have_a_fixed_scale_from_zero(run_report):
+    summary = json.loads((results_of(run_report) / "summary.json").read_text())
+    shown = figures(results_of(run_report))
+    accepted = next(fig for caption, fig in shown if caption.startswith("accepted"))
+    offered = next(fig for caption, fig in shown if caption.startswith("offered"))
+    bandwidth = summary["injection_bandwidth_gbytes_per_s"]
+    assert accepted.axes[0].images[0].get_clim() == (0, bandwidth)
+    assert offered.axes[0].images[0].get_clim() == (0, 1)
+
+
+def test_latency_axis_is_logarithmic_only_when_latency_spans_more_than_tenfold():
+    runs = pd.DataFrame(
+        {
+            "design": ["a"] * 3,
+            "offered_load": [0.1, 0.5, 0.9],
+            "accepted_load": [0.1, 0.5, 0.6],
+            "latency_ns_mean": [100.0, 150, 5000],
+            "latency_ns_p50": [90.0, 140, 4000],
+            "latency_ns_p99": [200.0, 300, 9000],
+        }
+    )
+    wide = plots.latency_load(runs).axes[0]
+    assert wide.get_yscale() == "log"
+    assert len(wide.collections) == 1  # the p50-p99 band
+    narrow = runs[["design", "offered_load", "accepted_load"]].assign(
+        latency_ns_mean=[100.0, 150, 900]
+    )
+    assert plots.latency_load(narrow).axes[0].get_yscale() == "linear"
+
+
+def test_report_and_saturation_command_agree_on_the_same_probes():
+    config = SATURATING | {"run": {"warmup": "1us", "measure": "2us"}}
+    found = exanet.saturation(config, tolerance=0.05)
+    assert found.upper is not None
+    probes = found.probes.assign(design="transpose")
+    point = saturation_point(probes).iloc[0]
+    upper_offered = float(probes.loc[probes["load"] == found.upper, "offered_load"].iloc[0])
+    assert point["saturation_offered_load"] == upper_offered
+    stable = float(probes.loc[probes["load"] == found.load, "offered_load"].iloc[0])
+    assert point["last_stable_offered_load"] == stable
+    marker = next(
+        line for line in plots.latency_load(probes).axes[0].lines if line.get_marker() == "X"
+    )
+    assert list(marker.get_xdata()) == [upper_offered]
+    assert not math.isnan(point["zero_load_latency_ns"])
+    assert np.isclose(point["zero_load_latency_ns"], found.zero_load_latency_ns)
 
 
 def test_sweep_curves_average_the_repetitions_of_a_point():

@@ -28,35 +28,60 @@ def _curves(runs: pd.DataFrame, design: str) -> pd.DataFrame:
     return runs.sort_values([design, "offered_load"], kind="stable")
 
 
+SATURATION_LOAD_MARGIN = 0.05
+SATURATION_LATENCY_FACTOR = 3.0
+
+
+def saturation_rule(
+    runs: pd.DataFrame,
+    zero_load_latency_ns: float,
+    load_margin: float = SATURATION_LOAD_MARGIN,
+    latency_factor: float = SATURATION_LATENCY_FACTOR,
+) -> pd.Series:
+    """Which rule marks each run saturated: "throughput", "latency", "both" or "" (stable).
+
+    The one definition of saturation in exanet (docs/analysis.md), used by `saturation_point`,
+    the report's marker and `exanet saturation`. A run is saturated when
+
+    - throughput: accepted_load < (1 - load_margin) * offered_load, the network no longer
+      delivers what is offered; or
+    - latency: latency_ns_mean > latency_factor * `zero_load_latency_ns`, queues have built
+      up; a run in which no measured packet arrived (latency NaN) counts as saturated too.
+    """
+    if not 0 <= load_margin < 1:
+        raise ConfigError("analysis.load_margin", repr(load_margin), "a fraction in [0, 1)")
+    factor = positive(latency_factor, "analysis.latency_factor")
+    require_columns(runs, CURVE_COLUMNS, "analysis.runs")
+    by_load = runs["accepted_load"] < (1 - load_margin) * runs["offered_load"]
+    latency = runs["latency_ns_mean"].astype(float)
+    by_latency = ~np.isfinite(latency) | (latency > factor * zero_load_latency_ns)
+    rule = np.select(
+        [by_load & by_latency, by_load, by_latency], ["both", "throughput", "latency"], ""
+    )
+    return pd.Series(rule, index=runs.index, name="saturated")
+
+
 def saturation_point(
     runs: pd.DataFrame,
     design: str = "design",
-    load_margin: float = 0.05,
-    latency_factor: float = 3.0,
+    load_margin: float = SATURATION_LOAD_MARGIN,
+    latency_factor: float = SATURATION_LATENCY_FACTOR,
 ) -> pd.DataFrame:
-    """The offered load at which each design's curve saturates.
+    """The offered load at which each design's curve saturates, by `saturation_rule`.
 
     Zero-load latency is the mean latency at the design's lowest offered load (the sweep's
-    closest point to zero load). A point is saturated when either rule holds:
-
-    - throughput: accepted_load < (1 - load_margin) * offered_load, the network no longer
-      delivers what is offered;
-    - latency: latency_ns_mean > latency_factor * zero-load latency, queues have built up.
+    closest point to zero load).
 
     Returns one row per design: zero_load_latency_ns, saturation_offered_load (the lowest
     saturated offered load, NaN if none), last_stable_offered_load (the highest offered load
     below it that is not saturated, NaN if none) and rule ("throughput", "latency", "both" or
     None).
     """
-    if not 0 <= load_margin < 1:
-        raise ConfigError("analysis.load_margin", repr(load_margin), "a fraction in [0, 1)")
-    factor = positive(latency_factor, "analysis.latency_factor")
     rows = []
     for name, curve in _curves(runs, design).groupby(design, sort=True, observed=True):
         zero_load_ns = float(curve["latency_ns_mean"].iloc[0])
-        by_load = curve["accepted_load"] < (1 - load_margin) * curve["offered_load"]
-        by_latency = curve["latency_ns_mean"] > factor * zero_load_ns
-        saturated = (by_load | by_latency).to_numpy()
+        rules = saturation_rule(curve, zero_load_ns, load_margin, latency_factor).to_numpy()
+        saturated = rules != ""
         row = {
             design: name,
             "zero_load_latency_ns": zero_load_ns,
@@ -66,9 +91,8 @@ def saturation_point(
         }
         if saturated.any():
             first = int(np.argmax(saturated))
-            load, latency = bool(by_load.iloc[first]), bool(by_latency.iloc[first])
             row["saturation_offered_load"] = float(curve["offered_load"].iloc[first])
-            row["rule"] = "both" if load and latency else "throughput" if load else "latency"
+            row["rule"] = str(rules[first])
             if first > 0:
                 row["last_stable_offered_load"] = float(curve["offered_load"].iloc[first - 1])
         else:

@@ -1,21 +1,25 @@
 """Saturation search: the highest offered load a config accepts, by bisection on traffic.load.
 
-A probe at load x is saturated when the network accepts less than it is offered,
-accepted_load < (1 - accepted_margin) x offered_load, or when its mean packet latency exceeds
-latency_factor x the zero-load latency (the mean latency of a probe at `zero_load`), or when no
+A probe is saturated by `exanet.analysis.saturation_rule`, the definition the reports use:
+accepted_load < (1 - accepted_margin) x offered_load, or mean packet latency above
+latency_factor x the zero-load latency (the mean latency of a probe at `zero_load`), or no
 measured packet arrived at all. Bisection keeps the highest unsaturated load and the lowest
 saturated one and stops once they are `tolerance` apart.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from exanet import api
+from exanet.analysis.curves import (
+    SATURATION_LATENCY_FACTOR,
+    SATURATION_LOAD_MARGIN,
+    saturation_rule,
+)
 from exanet.config import Config, load
 from exanet.errors import ConfigError
 
@@ -39,8 +43,8 @@ def saturation(
     zero_load: float = 0.05,
     high: float = 1.0,
     tolerance: float = 0.01,
-    accepted_margin: float = 0.05,
-    latency_factor: float = 5.0,
+    accepted_margin: float = SATURATION_LOAD_MARGIN,
+    latency_factor: float = SATURATION_LATENCY_FACTOR,
 ) -> Saturation:
     """Find the saturation load of `config` (synthetic traffic), varying traffic.load between
     `zero_load` and `high` (fractions of the injection bandwidth); see the module docstring
@@ -58,18 +62,12 @@ def saturation(
 
     def probe(offered: float, zero_latency_ns: float) -> bool:
         summary = api.simulate(load(config, [f"traffic.load={offered}"]), progress=False).summary
-        row = {"load": offered, **{name: summary[name] for name in PROBE_COLUMNS}}
-        latency_ns = row["latency_ns_mean"]
-        if row["accepted_load"] < (1 - accepted_margin) * row["offered_load"]:
-            row["saturated"] = "accepted < offered"
-        elif not math.isfinite(latency_ns) or latency_ns > latency_factor * zero_latency_ns:
-            row["saturated"] = "latency"
-        else:
-            row["saturated"] = ""
-        probes.append(row)
-        return bool(row["saturated"])
+        row = pd.DataFrame([{"load": offered, **{name: summary[name] for name in PROBE_COLUMNS}}])
+        rule = saturation_rule(row, zero_latency_ns, accepted_margin, latency_factor)
+        probes.append(row.iloc[0].to_dict() | {"saturated": rule.iloc[0]})
+        return bool(rule.iloc[0])
 
-    if probe(zero_load, math.inf):
+    if probe(zero_load, float("inf")):
         return Saturation(0.0, zero_load, probes[0]["latency_ns_mean"], pd.DataFrame(probes))
     zero_latency_ns = probes[0]["latency_ns_mean"]
     lower, upper = zero_load, high
