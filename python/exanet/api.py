@@ -17,6 +17,8 @@ from exanet.result import Result, table_to_dataframe
 ConfigSource = Config | Mapping[str, Any] | str | os.PathLike[str]
 
 U32_MAX = 2**32 - 1
+DRAIN_LIMIT_WINDOWS = 20
+"""run.drain_limit defaults to this many times warmup + measure (as in the core)."""
 
 
 def _count(name: str, value: Any, least: int) -> int:
@@ -52,7 +54,8 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     """Run one simulation of `config` (a Config, a mapping of config keys or a TOML path).
 
     `progress`: True shows a progress display on stderr, False never; None (default) shows it
-    when stderr is a terminal and the run lasts more than a couple of seconds.
+    once the run has lasted SHOW_AFTER_S (2 s): a bar on a terminal, otherwise a line every
+    LOG_INTERVAL_S (10 s; exanet.progress).
     Started by an MPI launcher, every process runs one worker of the simulation (see
     `exanet.distributed`) and gets the whole result; only the first shows progress.
     Raises ConfigError for an invalid config, DeadlockError when the network deadlocks,
@@ -66,9 +69,18 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
         _core.validate(config_json)
         comm = distributed.world()
         shown = progress if distributed.rank() == 0 else False
-        with ProgressDisplay(shown) as callback:
+        with ProgressDisplay(shown, drain_limit_ps=_drain_limit_ps(config)) as callback:
             run = _core.run(config_json, callback, comm=comm)
     return Result(config, run)
+
+
+def _drain_limit_ps(config: Config) -> int | None:
+    """How long after the window the run may drain (the core's default when run.drain_limit is
+    unset: 20 x (warmup + measure)); None when it does not drain."""
+    run = config.run
+    if run.duration is not None or run.drain == "none":
+        return None
+    return run.drain_limit or DRAIN_LIMIT_WINDOWS * (run.warmup + run.measure)
 
 
 def job_program(config: ConfigSource, job: int = 0) -> Program:

@@ -16,10 +16,11 @@ from exanet import api, distributed
 from exanet.bug_report import write_bug_report
 from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
-from exanet.display import format_number, headline_table, jobs_table
+from exanet.display import format_number, headline_table, jobs_table, steady_state_note
 from exanet.errors import DeadlockError, DistributedError, ExanetError, InternalError
 from exanet.exit_codes import EXIT_DEADLOCK, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_INVALID
-from exanet.result import Result
+from exanet.progress import activity
+from exanet.result import undrained
 from exanet.sweep import command as sweep_command
 from exanet.units import format_bandwidth_bytes_per_s, format_size_bytes, format_time_ps
 
@@ -204,21 +205,19 @@ def run(
     result.write(outdir)
     if quiet:
         return
+    note = steady_state_note(result.summary)
+    if note is not None:
+        stdout.print(note, style="bold yellow", markup=False, highlight=False, soft_wrap=True)
     stdout.print(headline_table(result.summary, title=f"exanet run {config.name}"))
     if len(result.jobs):
         stdout.print(jobs_table(result.jobs))
-    if _undrained(result):
+    if note is None and undrained(result.summary, result.config.run):
         stderr.print(
             "warning: the network did not drain within run.drain_limit; packets still in "
             "flight are missing from the latency statistics",
             style="yellow",
         )
     stdout.print(f"all {len(result.summary)} statistics and the tables are in {outdir}")
-
-
-def _undrained(result: Result) -> bool:
-    run = result.config.run
-    return run.duration is None and run.drain != "none" and not result.summary["drained"]
 
 
 @app.command()
@@ -274,14 +273,14 @@ def validate_config(
 ) -> None:
     """Check CONFIG and print the structure of its network, without simulating."""
     loaded = load(config, overrides or ())
-    structure = api.validate(loaded)
+    structure = activity("validate", lambda: api.validate(loaded))
     table = Table(title=f"{config.name} is valid", header_style="bold")
     table.add_column("property")
     table.add_column("value", justify="right")
     for name, value in structure.items():
         table.add_row(name, format_number(value))
     if threads is not None:
-        split = api.partition(loaded, threads)
+        split = activity("partition", lambda: api.partition(loaded, threads))
         endpoints = split["endpoints_per_part"]
         lookahead = split["lookahead_ps"]
         table.add_row(f"partition ({threads} threads)", split["method"])
@@ -308,7 +307,8 @@ def check_routing(
 ) -> None:
     """Prove CONFIG's routing deadlock-free: build its channel-dependency graph and look for a
     cycle. Exits 0 when acyclic, 3 with the cycle printed when not."""
-    result = api.check_routing(load(config, overrides or ()), sources=sources)
+    loaded = load(config, overrides or ())
+    result = activity("check routing", lambda: api.check_routing(loaded, sources=sources))
     if as_json:
         stdout.print_json(data=result)
     elif result["acyclic"]:

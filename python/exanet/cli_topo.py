@@ -17,6 +17,7 @@ from rich.table import Table
 from exanet._validation import format_key, format_value
 from exanet.display import format_number
 from exanet.errors import ConfigError
+from exanet.progress import activity
 from exanet.structure import DESCRIBE_GROUPS, TopologyInfo, describe_rows, json_safe, topology
 from exanet.topologies import TOPOLOGY_KINDS
 
@@ -197,13 +198,16 @@ def describe(
     (sampled beyond), the bisection by a graph partitioner (an upper bound on the minimum).
     """
     info = load_spec(spec)
-    result = info.describe(
-        exact_limit=exact_limit,
-        samples=samples,
-        path_sources=path_sources,
-        partition_limit=partition_limit,
-        restarts=restarts,
-        seed=seed,
+    result = activity(
+        "topo describe",
+        lambda: info.describe(
+            exact_limit=exact_limit,
+            samples=samples,
+            path_sources=path_sources,
+            partition_limit=partition_limit,
+            restarts=restarts,
+            seed=seed,
+        ),
     )
     if as_json:
         _print_json({"topology": info.topology.model_dump(exclude_none=True), **result})

@@ -7,6 +7,8 @@ from typing import Any
 
 from rich.table import Table
 
+from exanet.result import accepted_short
+
 _SI_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
@@ -55,6 +57,23 @@ def _workload_rows(s: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
             ("communication rate", f"{s['communication_rate_gbytes_per_s']:.3f} GB/s"),
         )
     return ()
+
+
+def steady_state_note(summary: Mapping[str, Any]) -> str | None:
+    """A plain-words line for a run of synthetic traffic that is not in steady state (summary
+    key `steady_state` false): it ran past saturation, or did not drain."""
+    if summary.get("steady_state", True):
+        return None
+    if accepted_short(summary):
+        return (
+            f"saturated: accepted {summary['accepted_load']:.3f} of "
+            f"{summary['offered_load']:.3f} offered; latency is not steady-state"
+        )
+    missing = summary["packets_measured"] - summary["packets_measured_delivered"]
+    return (
+        f"not steady-state: {missing:,} of {summary['packets_measured']:,} measured packets had "
+        "not arrived when the drain stopped at run.drain_limit; their latency is missing"
+    )
 
 
 def headline_table(summary: Mapping[str, Any], title: str | None = None) -> Table:

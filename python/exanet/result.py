@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from exanet._validation import format_value
-from exanet.config import Config
+from exanet.config import Config, RunConfig
 from exanet.errors import ConfigError, InternalError, OutputError, core_errors
 from exanet.topologies import topology_label
 
@@ -42,6 +42,10 @@ PLAIN_OS_REASONS = {
     errno.EACCES: "permission denied",
     errno.EPERM: "permission denied",
 }
+
+ACCEPTED_MARGIN = 0.05
+"""A run of synthetic traffic is in steady state when it accepts at least (1 - ACCEPTED_MARGIN)
+x the load offered in its window, and drained within run.drain_limit when it drains."""
 
 FileWriter = Callable[[IO[bytes]], Any]
 """Writes one file's bytes to the open file it is given."""
@@ -81,13 +85,33 @@ def _signed(name: str, values: np.ndarray) -> np.ndarray:
     return values.astype(np.int64)
 
 
+def undrained(summary: Mapping[str, Any], run: RunConfig) -> bool:
+    """Whether a run that drains stopped at run.drain_limit with measured packets in flight."""
+    return run.duration is None and run.drain != "none" and not summary["drained"]
+
+
+def accepted_short(summary: Mapping[str, Any]) -> bool:
+    """Whether a run accepted less than (1 - ACCEPTED_MARGIN) x the load offered in its window:
+    it ran past saturation, and its latencies grow with the window."""
+    return summary["accepted_load"] < (1 - ACCEPTED_MARGIN) * summary["offered_load"]
+
+
+def steady_state(summary: Mapping[str, Any], run: RunConfig) -> bool:
+    """Whether a run of synthetic traffic accepted what it was offered and drained."""
+    return not accepted_short(summary) and not undrained(summary, run)
+
+
 class Result:
     """One simulation of `config`: `summary` (a flat dict whose keys carry their units) and the
-    `endpoints` and `links` DataFrames, built on first access."""
+    `endpoints` and `links` DataFrames, built on first access. A run of synthetic traffic has
+    the summary key `steady_state` (see `steady_state`): false when it ran past saturation.
+    Bursts and jobs have none: their sources wait for the network."""
 
     def __init__(self, config: Config, run: CoreRunResult) -> None:
         self.config = config
         self.summary = run.summary()
+        if config.traffic.kind == "synthetic":
+            self.summary["steady_state"] = steady_state(self.summary, config.run)
         self._run = run
 
     @cached_property
@@ -169,6 +193,11 @@ class Result:
         stale = [f"{name}.parquet" for name in TABLES if f"{name}.parquet" not in files]
         write_files(outdir, files, obsolete=[SUMMARY_FILE, *stale])
         return outdir
+
+    def _repr_html_(self) -> str:
+        from exanet.summaries import summary_html  # summaries -> display -> result: a cycle
+
+        return summary_html(self.summary, repr(self).strip("<>"))
 
     def __repr__(self) -> str:
         traffic = self.config.traffic

@@ -241,14 +241,25 @@ def test_python_dash_m_exanet_reports_missing_file(tmp_path):
     assert "Traceback" not in completed.stderr
 
 
-def test_run_warns_when_the_network_did_not_drain(config_path, tmp_path, monkeypatch):
+def test_run_says_first_that_the_network_did_not_drain(config_path, tmp_path, monkeypatch):
     def undrained_simulate(config, *, progress=None):
-        return Result(config, SampleRun({**SUMMARY, "drained": False}))
+        summary = {
+            **SUMMARY,
+            "drained": False,
+            "packets_measured": 1_000,
+            "packets_measured_delivered": 990,
+        }
+        return Result(config, SampleRun(summary))
 
     monkeypatch.setattr(api, "simulate", undrained_simulate)
     result = runner.invoke(cli.app, ["run", str(config_path), "-o", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert "did not drain" in result.stderr
+    assert result.stdout.splitlines()[0] == (
+        "not steady-state: 10 of 1,000 measured packets had not arrived when the drain stopped "
+        "at run.drain_limit; their latency is missing"
+    )
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["steady_state"] is False
 
 
 def test_ctrl_c_while_the_command_loads_exits_130_without_a_traceback():

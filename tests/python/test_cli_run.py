@@ -106,3 +106,66 @@ def test_full_disk_after_the_run_exits_2_and_leaves_no_summary(tmp_path, monkeyp
     assert done.exit_code == 2, done.output
     assert "endpoints.parquet: disk full" in done.output
     assert list((tmp_path / "out").iterdir()) == []
+
+
+SATURATING_CONFIG = """
+[topology]
+kind = "torus"
+dims = [8, 8]
+[traffic]
+pattern = "transpose"
+load = 0.9
+packet = "256B"
+[run]
+warmup = "1us"
+measure = "3us"
+"""
+
+
+def test_a_run_past_saturation_says_so_first(tmp_path):
+    # Transpose on an 8x8 torus saturates near 0.3: at 0.9 it accepts about a third.
+    (tmp_path / "transpose.toml").write_text(SATURATING_CONFIG)
+    done = exanet("run", "transpose.toml", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["steady_state"] is False
+    assert summary["accepted_load"] < 0.5 < 0.85 < summary["offered_load"]
+    assert done.stdout.splitlines()[0] == (
+        f"saturated: accepted {summary['accepted_load']:.3f} of {summary['offered_load']:.3f} "
+        "offered; latency is not steady-state"
+    )
+
+
+def test_a_healthy_run_prints_no_saturation_line(tmp_path):
+    (tmp_path / "transpose.toml").write_text(SATURATING_CONFIG)
+    done = exanet("run", "transpose.toml", "-o", "out", "--set", "traffic.load=0.1", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["steady_state"] is True
+    assert "saturated" not in done.stdout
+    assert "steady-state" not in done.stdout
+    assert "exanet run transpose.toml" in done.stdout.splitlines()[0]
+
+
+JOBS_CONFIG = """
+[topology]
+kind = "torus"
+dims = [4, 4]
+[router]
+vc_buffer = "8KiB"
+[traffic]
+kind = "jobs"
+[[traffic.jobs]]
+name = "ring"
+app = "allreduce"
+ranks = 16
+"""
+
+
+def test_a_jobs_run_has_no_steady_state_verdict(tmp_path):
+    (tmp_path / "jobs.toml").write_text(JOBS_CONFIG)
+    done = exanet("run", "jobs.toml", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert "steady_state" not in summary
+    assert "saturated" not in done.stdout

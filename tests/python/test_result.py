@@ -55,7 +55,7 @@ def test_category_columns_become_categorical():
 def test_tables_are_built_on_first_access_only():
     run = SampleRun()
     result = Result(CONFIG, run)
-    assert result.summary == SUMMARY
+    assert result.summary == {**SUMMARY, "steady_state": True}
     assert run.tables_built == []
     assert len(result.endpoints) == 4
     assert len(result.links) == 3
@@ -196,3 +196,32 @@ def test_a_core_panic_building_a_table_is_exanet_s_internal_error():
     result = Result(CONFIG, PanickingRun())
     with pytest.raises(exanet.InternalError, match="_raise_panic: no links"):
         _ = result.links
+
+
+@pytest.mark.parametrize(
+    ("run", "summary", "steady"),
+    [
+        ({}, {}, True),  # accepted 0.49 of 0.5 offered, drained
+        ({}, {"accepted_load": 0.47}, False),  # below (1 - 0.05) x 0.5 = 0.475
+        ({}, {"accepted_load": 0.476}, True),
+        ({}, {"drained": False}, False),  # stopped at run.drain_limit
+        ({"drain": "none"}, {"drained": False}, True),  # does not drain: nothing to miss
+        ({"duration": "10us"}, {"drained": False}, True),
+        ({"duration": "10us"}, {"drained": False, "accepted_load": 0.2}, False),
+    ],
+)
+def test_steady_state_means_accepted_what_was_offered_and_drained(run, summary, steady):
+    config = Config.from_dict({**CONFIG.model_dump(exclude_none=True), "run": run})
+    result = Result(config, SampleRun({**SUMMARY, **summary}))
+    assert result.summary["steady_state"] is steady
+
+
+def test_only_synthetic_traffic_has_a_steady_state_verdict():
+    config = Config.from_dict(
+        {
+            "topology": {"kind": "torus", "dims": [2, 2]},
+            "router": {"vc_buffer": "8KiB"},
+            "traffic": {"kind": "jobs", "jobs": [{"app": "allreduce", "ranks": 4}]},
+        }
+    )
+    assert "steady_state" not in Result(config, SampleRun()).summary
