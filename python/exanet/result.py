@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from exanet._validation import format_value
+from exanet.analysis.curves import SATURATION_LOAD_MARGIN
 from exanet.config import Config, RunConfig
 from exanet.errors import ConfigError, InternalError, OutputError, core_errors
 from exanet.topologies import topology_label
@@ -42,10 +43,6 @@ PLAIN_OS_REASONS = {
     errno.EACCES: "permission denied",
     errno.EPERM: "permission denied",
 }
-
-ACCEPTED_MARGIN = 0.05
-"""A run of synthetic traffic is in steady state when it accepts at least (1 - ACCEPTED_MARGIN)
-x the load offered in its window, and drained within run.drain_limit when it drains."""
 
 FileWriter = Callable[[IO[bytes]], Any]
 """Writes one file's bytes to the open file it is given."""
@@ -91,9 +88,10 @@ def undrained(summary: Mapping[str, Any], run: RunConfig) -> bool:
 
 
 def accepted_short(summary: Mapping[str, Any]) -> bool:
-    """Whether a run accepted less than (1 - ACCEPTED_MARGIN) x the load offered in its window:
-    it ran past saturation, and its latencies grow with the window."""
-    return summary["accepted_load"] < (1 - ACCEPTED_MARGIN) * summary["offered_load"]
+    """Whether a run accepted less than (1 - SATURATION_LOAD_MARGIN) x the load offered in its
+    window (the throughput rule of `exanet.analysis.saturation_rule`): it ran past saturation,
+    and its latencies grow with the window."""
+    return summary["accepted_load"] < (1 - SATURATION_LOAD_MARGIN) * summary["offered_load"]
 
 
 def steady_state(summary: Mapping[str, Any], run: RunConfig) -> bool:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -93,3 +94,69 @@ def test_ctrl_c_stops_a_long_core_call_at_once_with_exit_130(config_path):
     assert process.returncode == 130
     assert time.monotonic() - interrupted_at < 10
     assert stderr.strip() == "interrupted"
+
+
+SATURATING_TOML = """
+[topology]
+kind = "torus"
+dims = [8, 8]
+[traffic]
+pattern = "transpose"
+load = 0.5
+packet = "256B"
+[run]
+warmup = "1us"
+measure = "3us"
+"""
+
+
+def test_saturation_shows_each_probe_as_it_ends(tmp_path):
+    (tmp_path / "transpose.toml").write_text(SATURATING_TOML)
+    result = runner.invoke(cli.app, ["saturation", str(tmp_path / "transpose.toml")])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    # 0.05, 1.0, then bisection to 0.01 over 0.95: 7 more.
+    assert [line.split(":")[0] for line in lines] == [
+        f"probe {n} of at most 9" for n in range(1, 10)
+    ]
+    assert lines[0].startswith("probe 1 of at most 9: load 0.0500, accepted 0.04")
+    assert lines[0].endswith(" ns, not saturated")
+    assert lines[1].startswith("probe 2 of at most 9: load 1.0000, accepted 0.3")
+    assert lines[1].endswith(" ns, saturated (both)")
+    # The table on stdout lists the same probes.
+    table = result.stdout.splitlines()
+    assert len(table) == 1 + 9 + 1
+    assert table[-1].startswith("saturation load: ")
+
+
+def fake_simulate(interrupt_at):
+    """A network that accepts up to 0.3; the probe number `interrupt_at` is interrupted."""
+    probes = []
+
+    def simulate(config, *, progress=None):
+        probes.append(config.traffic.load)
+        if len(probes) == interrupt_at:
+            raise KeyboardInterrupt
+        offered = config.traffic.load
+        summary = {"offered_load": offered, "accepted_load": min(offered, 0.3)}
+        return SimpleNamespace(summary={**summary, "latency_ns_mean": 100.0})
+
+    return simulate
+
+
+def test_ctrl_c_during_saturation_prints_the_probes_done_and_exits_130(config_path, monkeypatch):
+    monkeypatch.setattr(api, "simulate", fake_simulate(interrupt_at=4))
+    result = runner.invoke(cli.app, ["saturation", str(config_path)])
+    assert result.exit_code == 130
+    assert result.stderr.splitlines()[-1] == "interrupted"
+    assert len(result.stderr.splitlines()) == 3 + 1
+    table = result.stdout.splitlines()
+    assert table[0].split() == [
+        "load",
+        "offered_load",
+        "accepted_load",
+        "latency_ns_mean",
+        "saturated",
+    ]
+    assert [float(line.split()[0]) for line in table[1:4]] == [0.05, 1.0, 0.525]
+    assert table[4] == "after 3 probes: highest load not saturated 0.0500, lowest saturated 0.5250"

@@ -584,3 +584,19 @@ def test_cli_bad_sweep_spec_exits_2_naming_the_key(tmp_path):
     assert done.returncode == 2
     assert "'--out' = \"taken\"" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_saturation_reports_each_probe_and_the_most_it_can_take(monkeypatch):
+    monkeypatch.setattr(api, "simulate", fake_simulate(lambda x: (min(x, 0.6), 100.0)))
+    seen = []
+    found = exanet.saturation(
+        BASE, tolerance=0.1, on_probe=lambda row, at_most: seen.append((row["load"], at_most))
+    )
+    # 0.05 and 1.0, then halving the 0.95 bracket to 0.1 or less: 4 more.
+    assert [at_most for _, at_most in seen] == [6] * 6
+    assert [load for load, _ in seen] == found.probes["load"].tolist()
+
+
+def test_saturation_refuses_a_tolerance_that_never_ends():
+    with pytest.raises(ConfigError, match="tolerance"):
+        exanet.saturation(BASE, tolerance=0.0)

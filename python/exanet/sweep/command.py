@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
+import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -19,6 +20,7 @@ MAX_ERROR_CHARS = 160
 """Failure messages are cut in the table; the dataset's error column has them whole."""
 
 stdout = Console()
+stderr = Console(stderr=True)
 
 
 class ExecutorChoice(StrEnum):
@@ -93,8 +95,41 @@ def saturation(
         typer.Option("--set", "-s", metavar="KEY=VALUE", help="Override a config key."),
     ] = None,
 ) -> None:
-    """Find the saturation load of CONFIG by bisection on traffic.load (docs/sweeps.md)."""
-    found = find_saturation(load(config, overrides or ()), tolerance=tolerance)
+    """Find the saturation load of CONFIG by bisection on traffic.load (docs/sweeps.md).
+
+    Each probe is shown on stderr as it ends; after a Ctrl-C the probes done so far are
+    printed with the bracket they leave."""
+    probes: list[dict[str, Any]] = []
+
+    def show(row: dict[str, Any], at_most: int) -> None:
+        probes.append(row)
+        verdict = f"saturated ({row['saturated']})" if row["saturated"] else "not saturated"
+        stderr.print(
+            f"probe {len(probes)} of at most {at_most}: load {row['load']:.4f}, accepted "
+            f"{row['accepted_load']:.4f}, latency {row['latency_ns_mean']:,.1f} ns, {verdict}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+
+    try:
+        found = find_saturation(load(config, overrides or ()), tolerance=tolerance, on_probe=show)
+    except KeyboardInterrupt:
+        if probes:
+            stdout.print(pd.DataFrame(probes).to_string(index=False))
+            stdout.print(_bracket(probes))
+        raise
     stdout.print(found.probes.to_string(index=False))
     upper = "not reached" if found.upper is None else f"{found.upper:.4f}"
     stdout.print(f"saturation load: {found.load:.4f} (first saturated probe: {upper})")
+
+
+def _bracket(probes: list[dict[str, Any]]) -> str:
+    """Where an interrupted search had got: the highest load that did not saturate and the
+    lowest that did."""
+    stable = [row["load"] for row in probes if not row["saturated"]]
+    saturated = [row["load"] for row in probes if row["saturated"]]
+    found = ([f"highest load not saturated {max(stable):.4f}"] if stable else []) + (
+        [f"lowest saturated {min(saturated):.4f}"] if saturated else []
+    )
+    return f"after {len(probes)} probes: " + ", ".join(found)

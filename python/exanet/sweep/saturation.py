@@ -9,6 +9,8 @@ saturated one and stops once they are `tolerance` apart.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +47,14 @@ def saturation(
     tolerance: float = 0.01,
     accepted_margin: float = SATURATION_LOAD_MARGIN,
     latency_factor: float = SATURATION_LATENCY_FACTOR,
+    on_probe: Callable[[dict[str, Any], int], None] | None = None,
 ) -> Saturation:
     """Find the saturation load of `config` (synthetic traffic), varying traffic.load between
     `zero_load` and `high` (fractions of the injection bandwidth); see the module docstring
-    for the stop rules. Raises ConfigError for a config without synthetic traffic."""
+    for the stop rules. `on_probe(row, at_most)`, when given, is called as each probe ends
+    with its row of `probes` and the most probes the search can take. A probe that runs for
+    more than a couple of seconds shows its progress like `simulate`. Raises ConfigError for
+    a config without synthetic traffic."""
     config = load(config)
     if config.traffic.kind != "synthetic":
         raise ConfigError(
@@ -58,13 +64,18 @@ def saturation(
         )
     if not 0 < zero_load < high:
         raise ConfigError("zero_load", str(zero_load), f"a load in (0, high = {high})")
+    if not tolerance > 0:
+        raise ConfigError("tolerance", str(tolerance), "a load difference above 0")
     probes: list[dict[str, Any]] = []
+    at_most = 2 + max(0, math.ceil(math.log2((high - zero_load) / tolerance)))
 
     def probe(offered: float, zero_latency_ns: float) -> bool:
-        summary = api.simulate(load(config, [f"traffic.load={offered}"]), progress=False).summary
+        summary = api.simulate(load(config, [f"traffic.load={offered}"])).summary
         row = pd.DataFrame([{"load": offered, **{name: summary[name] for name in PROBE_COLUMNS}}])
         rule = saturation_rule(row, zero_latency_ns, accepted_margin, latency_factor)
         probes.append(row.iloc[0].to_dict() | {"saturated": rule.iloc[0]})
+        if on_probe is not None:
+            on_probe(probes[-1], max(at_most, len(probes)))
         return bool(rule.iloc[0])
 
     if probe(zero_load, float("inf")):
