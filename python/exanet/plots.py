@@ -23,6 +23,7 @@ from exanet.analysis.traffic import DEFAULT_BIN_NS
 
 FIGSIZE_IN = (6.4, 4.0)
 MAX_MATRIX_CELLS = 256  # a traffic matrix with more endpoints is shown by blocks of endpoints
+MAX_TICKS = 12  # a numeric swept axis with at most this many values gets a tick at each
 
 
 def save(
@@ -206,15 +207,26 @@ def metric_by_axis(points: pd.DataFrame, axis: str, metric: str, design: str = "
     numeric = pd.api.types.is_numeric_dtype(points[axis]) and not pd.api.types.is_bool_dtype(
         points[axis]
     )
-    categories = list(dict.fromkeys(points[axis].astype(str)))
+    ordered = points.sort_values(axis, kind="stable")
+    categories = list(dict.fromkeys(ordered[axis].astype(str)))
+    designs = list(dict.fromkeys(ordered[design]))
     fig, ax = _figure()
-    for name, curve in points.sort_values(axis).groupby(design, observed=True):
-        x = curve[axis] if numeric else curve[axis].astype(str).map(categories.index)
+    for name, curve in ordered.groupby(design, observed=True, sort=False):
+        if numeric:
+            x = curve[axis]
+        else:  # categories side by side, so that equal values of two designs both show
+            dodge = (designs.index(name) - (len(designs) - 1) / 2) * min(0.1, 0.6 / len(designs))
+            x = curve[axis].astype(str).map(categories.index) + dodge
         _points(ax, x, curve[metric], _drained(curve), str(name), joined=numeric)
     if not numeric:
         ax.set_xticks(range(len(categories)), categories)
+    elif points[axis].nunique() <= MAX_TICKS:
+        ax.set_xticks(sorted(points[axis].unique()))
     if "latency" in metric:
         _log_if_wide(ax, points[metric])
+    top = float(np.nanmax(points[metric].to_numpy(dtype=float)))
+    if ax.get_yscale() == "linear" and top > 0:
+        ax.set_ylim(0, 1.1 * top)  # from zero, with room above the highest point
     ax.set_xlabel(label(axis))
     ax.set_ylabel(label(metric))
     ax.set_title(f"{label(metric).split(' (')[0]} by {axis}")
@@ -410,12 +422,12 @@ JOB_SLOWDOWNS = {"slowdown_vs_ideal": "vs ideal network", "slowdown_vs_alone": "
 def jobs_bars(jobs: pd.DataFrame) -> Figure:
     """Per job: its completion time next to its ideal and alone times (left), and its
     slowdowns vs the ideal network and vs running alone (right, 1 = no slowdown). Columns
-    that are all NaN (no `alone = true`) are left out."""
+    with no positive value (no `alone = true`, an ideal time of 0) are left out."""
     require_columns(jobs, ["name", "completion_ns"], "plots.jobs")
     require_nonempty(jobs, "plots.jobs")
     fig = Figure(figsize=(FIGSIZE_IN[0] * 1.6, FIGSIZE_IN[1]), layout="constrained")
     times_ax, slow_ax = fig.subplots(1, 2)
-    times = [c for c in JOB_TIMES if c in jobs and jobs[c].notna().any()]
+    times = [c for c in JOB_TIMES if c in jobs and jobs[c].fillna(0).gt(0).any()]
     _bars(times_ax, jobs.set_index("name")[times], [JOB_TIMES[c] for c in times])
     times_ax.set_xlabel("Job (name)")
     times_ax.set_ylabel(label("completion_ns"))
@@ -425,6 +437,7 @@ def jobs_bars(jobs: pd.DataFrame) -> Figure:
     if slowdowns:
         _bars(slow_ax, jobs.set_index("name")[slowdowns], [JOB_SLOWDOWNS[c] for c in slowdowns])
         slow_ax.axhline(1.0, color="black", linewidth=1)
+        slow_ax.set_ylim(0, 1.15 * max(1.0, float(jobs[slowdowns].max().max())))
         slow_ax.legend(fontsize="small")
     else:
         slow_ax.set_axis_off()

@@ -339,13 +339,17 @@ def _ok_points(out: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     """All points (sorted by the axes), and the ok ones with their design name (the non-load
     axes) and saturation rule."""
     points = _sorted_points(load(out))
-    design_axes = [a for a in _axes(points) if a != LOAD_AXIS]
     ok = points[points["status"] == "ok"].copy()
-    ok["design"] = _design_names(ok, design_axes)
+    ok["design"] = _design_names(ok, [a for a in _varying(ok) if a != LOAD_AXIS])
     if LOAD_AXIS in points and len(ok) and set(CURVE_COLUMNS) <= set(ok.columns):
         ok["saturated"] = _saturated(ok)
         points = points.join(ok["saturated"])
     return points, ok
+
+
+def _varying(points: pd.DataFrame) -> list[str]:
+    """The swept axes that take more than one value among `points`."""
+    return [a for a in _axes(points) if points[a].astype(str).nunique() > 1]
 
 
 def _saturated(ok: pd.DataFrame) -> pd.Series:
@@ -371,8 +375,8 @@ def _sweep_plots(out: Path) -> list[Plot]:
         found.append(("accepted vs offered load", lambda: plots.accepted_offered(curves)))
     elif len(ok):
         metrics = [m for m in AXIS_METRICS if m in ok and ok[m].notna().any()]
-        for axis in (a for a in axes if ok[a].astype(str).nunique() > 1):
-            others = [a for a in axes if a != axis]
+        for axis in _varying(ok):
+            others = [a for a in _varying(ok) if a != axis]
             by_axis = _mean_over_repetitions(ok.assign(design=_design_names(ok, others)), axes)
             for metric in metrics:
                 found.append(
@@ -435,7 +439,7 @@ def _mean_over_repetitions(points: pd.DataFrame, axes: list[str]) -> pd.DataFram
 
 
 def _design_names(points: pd.DataFrame, axes: list[str]) -> pd.Series:
-    """One name per point from its non-load axis values ("all" when there are none)."""
+    """One name per point from its values of `axes` ("all" when there are none)."""
     if not axes:
         return pd.Series("all", index=points.index)
     return (
