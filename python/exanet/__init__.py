@@ -28,6 +28,7 @@ _PUBLIC = {
     "topology": "exanet.structure",
     "Sweep": "exanet.sweep",
     "load": "exanet.sweep",
+    "open": "exanet.stored",
     "saturation": "exanet.sweep.saturation",
     "write_report": "exanet.report",
 }

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, StrictInt
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StrictInt,
+    WithJsonSchema,
+)
 
 from exanet.units import (
     U64_MAX,
@@ -16,6 +24,7 @@ from exanet.units import (
     parse_bandwidth_bytes_per_s,
     parse_size_bytes,
     parse_time_ps,
+    quantity_json_schema,
 )
 
 U16_MAX = 2**16 - 1
@@ -27,15 +36,27 @@ PositiveU32 = Annotated[StrictInt, Field(ge=1, le=U32_MAX)]
 #: A seed: any 64-bit unsigned integer.
 U64 = Annotated[StrictInt, Field(ge=0, le=U64_MAX)]
 
-TimePs = Annotated[int, BeforeValidator(parse_time_ps), PlainSerializer(format_time_ps)]
+# Each quantity's JSON Schema is the string a config file writes ("100ns"), not the core int.
+TimePs = Annotated[
+    int,
+    BeforeValidator(parse_time_ps),
+    PlainSerializer(format_time_ps),
+    WithJsonSchema(quantity_json_schema("time")),
+]
 PositiveTimePs = Annotated[TimePs, Field(gt=0)]
 BandwidthBytesPerS = Annotated[  # a bandwidth is never zero
     int,
     BeforeValidator(parse_bandwidth_bytes_per_s),
     PlainSerializer(format_bandwidth_bytes_per_s),
     Field(gt=0),
+    WithJsonSchema(quantity_json_schema("bandwidth")),
 ]
-SizeBytes = Annotated[int, BeforeValidator(parse_size_bytes), PlainSerializer(format_size_bytes)]
+SizeBytes = Annotated[
+    int,
+    BeforeValidator(parse_size_bytes),
+    PlainSerializer(format_size_bytes),
+    WithJsonSchema(quantity_json_schema("size")),
+]
 PositiveSizeBytes = Annotated[SizeBytes, Field(gt=0)]
 
 

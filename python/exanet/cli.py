@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 import exanet
-from exanet import api, distributed
+from exanet import api, cli_data, distributed
 from exanet.bug_report import write_bug_report
 from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
@@ -356,6 +356,8 @@ def report(
 
 app.command("sweep")(reporting_errors(sweep_command.sweep))
 app.command("saturation")(reporting_errors(sweep_command.saturation))
+app.command("compare")(reporting_errors(cli_data.compare))
+app.command("schema")(reporting_errors(cli_data.schema))
 
 
 def main() -> None:

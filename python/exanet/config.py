@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    ConfigDict,
     Field,
     PrivateAttr,
     StrictBool,
@@ -281,9 +282,15 @@ class LinkClassConfig(_Section):
     bandwidth: BandwidthBytesPerS | None = None
 
 
+def _class_tables_schema(schema: dict[str, Any]) -> None:
+    """In a config file, link class tables sit beside latency and bandwidth: [links.dim0]."""
+    schema["additionalProperties"] = schema["properties"]["classes"]["additionalProperties"]
+
+
 class LinksConfig(_Section):
     """Default link parameters, and per-class overrides written as tables such as [links.dim0]."""
 
+    model_config = ConfigDict(json_schema_extra=_class_tables_schema)
     _inline_tables_field: ClassVar[str] = "classes"
 
     latency: TimePs = Field("20ns", description="propagation latency of a link")
@@ -658,3 +665,10 @@ def load(
     else:
         raise TypeError(f"expected a Config, a mapping or a path, not {type(source).__name__}")
     return Config.from_dict(apply_overrides(raw, overrides))
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a config file, TOML or JSON, as `exanet schema`
+    prints it for editors that validate and complete configs: quantities are their strings
+    ("100ns", "25GB/s", "4KiB"), link class tables sit in [links] ([links.dim0])."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **Config.model_json_schema()}

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 #: The largest count of core units (ps, B/s, B) the core holds.
 U64_MAX = 2**64 - 1
@@ -109,6 +110,22 @@ def _parse_exact(value: object, kind: _QuantityKind) -> Fraction:
         # as the exact value would.
         number = Decimal(1).scaleb(_SMALLEST_EXPONENT)
     return Fraction(number) * factor
+
+
+def quantity_json_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of a quantity of `kind` ("time", "bandwidth" or "size") as a config
+    file writes it: a string of a number and one of the kind's units (a size may also be a
+    plain integer of bytes), for editors that validate configs."""
+    quantity = {"time": _TIME, "bandwidth": _BANDWIDTH, "size": _SIZE}[kind]
+    units = "|".join(re.escape(unit) for unit in sorted(quantity.factors, key=len, reverse=True))
+    string = {
+        "type": "string",
+        "pattern": rf"^\s*(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*({units})\s*$",
+        "description": quantity.expected,
+    }
+    if kind == "size":
+        return {"anyOf": [{"type": "integer", "minimum": 0}, string]}
+    return string
 
 
 def _round_half_up(value: Fraction) -> int:

@@ -21,6 +21,7 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     StrictStr,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -32,7 +33,12 @@ from exanet.errors import ConfigError, core_errors
 from exanet.program import MAX_JOB_TIME_PS, MAX_MESSAGE_BYTES, MAX_OPERATIONS_PER_JOB, MAX_RANKS
 from exanet.traffic_matrix import FORMATS as MATRIX_FORMATS
 from exanet.traffic_matrix import load_matrix
-from exanet.units import QuantityError, format_size_bytes, parse_size_bytes
+from exanet.units import (
+    QuantityError,
+    format_size_bytes,
+    parse_size_bytes,
+    quantity_json_schema,
+)
 
 if TYPE_CHECKING:
     from exanet.program import Program
@@ -89,6 +95,17 @@ PacketSizes = Annotated[
     int | dict[int, float],
     BeforeValidator(_parse_packet),
     PlainSerializer(_format_packet),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                quantity_json_schema("size"),
+                {
+                    "type": "object",
+                    "additionalProperties": {"type": "number", "exclusiveMinimum": 0},
+                },
+            ]
+        }
+    ),
 ]
 
 

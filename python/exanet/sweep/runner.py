@@ -15,6 +15,7 @@ import pandas as pd
 from exanet.config import Config, apply_overrides, read_config_toml
 from exanet.errors import ConfigError, OutputError
 from exanet.result import check_output_directory
+from exanet.summaries import sweep_html
 from exanet.sweep.executors import Executor, WorkerDied, make_executor
 from exanet.sweep.points import Point, expand
 from exanet.sweep.progress import SweepProgress
@@ -38,6 +39,10 @@ class SweepRun:
     @property
     def failures(self) -> pd.DataFrame:
         return self.points[self.points["status"] != "ok"]
+
+    def _repr_html_(self) -> str:
+        head = f"exanet sweep {self.path.parent.name}: {self.ran:,} run, {self.skipped:,} stored"
+        return sweep_html(self.points, head)
 
 
 class Sweep:
