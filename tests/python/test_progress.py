@@ -139,3 +139,26 @@ def test_activity_raises_what_its_call_raises():
 
     with pytest.raises(ValueError, match="bad"):
         activity("validate", fail, console_on(io.StringIO(), False))
+
+
+def test_a_sweep_logs_its_points_off_a_terminal(monkeypatch, capsys):
+    from exanet.sweep.progress import SweepProgress
+
+    monkeypatch.setattr(progress, "SHOW_AFTER_S", 0.0)
+    monkeypatch.setattr(progress, "LOG_INTERVAL_S", 0.0)
+    with SweepProgress(total=4, done=1, failed=0, workers=2) as bar:
+        bar.advance(False)
+        bar.advance(True)
+    assert capsys.readouterr().err.splitlines() == [
+        "sweep: 2 of 4 points done, 2 running, 0 failed, 0:00:00 elapsed",
+        "sweep: 3 of 4 points done, 1 running, 1 failed, 0:00:00 elapsed",
+    ]
+
+
+def test_a_short_sweep_logs_nothing(capsys):
+    from exanet.sweep.progress import SweepProgress
+
+    with SweepProgress(total=2, done=0, failed=0, workers=2) as bar:
+        bar.advance(False)
+        bar.advance(False)
+    assert capsys.readouterr().err == ""

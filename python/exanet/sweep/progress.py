@@ -1,7 +1,9 @@
-"""The progress bar of a running sweep: points done, running and failed, and the ETA."""
+"""The progress of a running sweep: points done, running and failed, and the ETA."""
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
 from types import TracebackType
 
 from rich.console import Console
@@ -13,10 +15,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from exanet import progress
+
 
 class SweepProgress:
-    """Counts finished points; draws them on stderr when `mode` is True, or when it is None and
-    stderr is a terminal. Points already stored count as done from the start."""
+    """Counts finished points and shows them on stderr unless `mode` is False: a bar on a
+    terminal; elsewhere a line as points finish, once the sweep has lasted
+    progress.SHOW_AFTER_S (at once when `mode` is True) and then at most every
+    progress.LOG_INTERVAL_S. Points already stored count as done from the start."""
 
     def __init__(
         self, total: int, done: int, failed: int, workers: int, mode: bool | None = None
@@ -25,8 +31,14 @@ class SweepProgress:
         self.failed = failed
         self._total = total
         self._workers = workers
+        self._started = time.monotonic()
         console = Console(stderr=True)
-        enabled = console.is_terminal if mode is None else mode
+        enabled = mode is not False
+        self._log = (
+            progress.PeriodicLog(console, progress.SHOW_AFTER_S if mode is None else 0.0)
+            if enabled and not console.is_terminal
+            else None
+        )
         self._progress = (
             Progress(
                 TextColumn("[bold]sweep"),
@@ -37,7 +49,7 @@ class SweepProgress:
                 TimeRemainingColumn(),
                 console=console,
             )
-            if enabled
+            if enabled and console.is_terminal
             else None
         )
 
@@ -71,4 +83,11 @@ class SweepProgress:
         if self._progress is not None:
             self._progress.update(
                 self._task, advance=1, running=self._running(), failed=self.failed
+            )
+        if self._log is not None:
+            elapsed_s = time.monotonic() - self._started
+            self._log.update(
+                elapsed_s,
+                f"sweep: {self.done:,} of {self._total:,} points done, {self._running()} "
+                f"running, {self.failed:,} failed, {timedelta(seconds=round(elapsed_s))} elapsed",
             )
