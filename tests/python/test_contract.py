@@ -8,6 +8,7 @@ trips of the config and topology tests, and configs generated over the schema's 
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 import tomllib
 import types
@@ -23,6 +24,7 @@ import exanet
 from exanet.config import Config, read_config_toml
 from exanet.errors import ConfigError
 from exanet.topologies import TOPOLOGY_KINDS, valid_tapers
+from exanet.traces.samples import SAMPLES_DIRECTORY
 
 ROOT = Path(__file__).resolve().parents[2]
 U64_MAX = 2**64 - 1
@@ -152,7 +154,8 @@ def test_the_error_page_shows_the_errors_of_its_snippet():
 @pytest.mark.parametrize(("where", "text"), SNIPPETS, ids=[where for where, _ in SNIPPETS])
 def test_doc_snippets_run(tmp_path, where, text):
     """A snippet completed with what it leaves out (a 4x4 torus, 10% load; a sweep's table
-    dropped) and the files it names, next to it."""
+    dropped) and the files it names, next to it (the sample traces in traces/, as the README's
+    tour writes them)."""
     path = tmp_path / "snippet.toml"
     path.write_text(text)
     raw = read_config_toml(path)
@@ -160,6 +163,7 @@ def test_doc_snippets_run(tmp_path, where, text):
     raw.setdefault("topology", {"kind": "torus", "dims": [4, 4]})
     raw.setdefault("traffic", {"load": 0.1})
     (tmp_path / "ring.py").write_text(RING_PROGRAM)
+    shutil.copytree(SAMPLES_DIRECTORY, tmp_path / "traces")
     endpoints = exanet.topology(raw["topology"]).describe()["endpoints"]
     rows = [",".join("1" for _ in range(endpoints))] * endpoints
     (tmp_path / "traffic.csv").write_text("\n".join(rows) + "\n")
