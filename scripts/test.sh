@@ -7,6 +7,7 @@
 # unless run as root), and exanet with its test extras ('.[test]': pytest, hypothesis, ruff,
 # mpi4py with MPICH, submitit, dask, otf2) into the Python that `python3` is: the active virtual
 # environment's when one is active. Everything Python runs through that same interpreter.
+# pyproject.toml allows compatible ranges; constraints.txt pins the exact versions CI tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +22,7 @@ if ! command -v chromium >/dev/null; then
     fi
 fi
 echo "scripts/test.sh: testing with $(command -v python3) ($(python3 --version))"
-python3 -m pip install --quiet --disable-pip-version-check '.[test]'
+python3 -m pip install --quiet --disable-pip-version-check -c constraints.txt '.[test]'
 
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
