@@ -249,7 +249,7 @@ def draw(
 ) -> None:
     """Draw the router graph of a topology (at most 2,000 routers) as a PNG."""
     info = load_spec(spec)
-    path = info.draw(image, layout=layout, dpi=dpi)
+    path = activity("topo draw", lambda: info.draw(image, layout=layout, dpi=dpi))
     stdout.print(f"wrote {path}")
 
 
@@ -345,7 +345,7 @@ def iso(
             raise ConfigError(
                 "--paper", format_value(paper), "one of " + ", ".join(map(format_value, papers))
             )
-        designs = papers[paper]()
+        designs = activity("topo iso", papers[paper])
         if as_json:
             _print_json([_design_json(d) for d in designs])
         else:
@@ -362,7 +362,7 @@ def iso(
     if family:
         kwargs["families"] = tuple(family)
     try:
-        designs = iso_module.iso_designs(radix, constraint, **kwargs)
+        designs = activity("topo iso", lambda: iso_module.iso_designs(radix, constraint, **kwargs))
     except ConfigError:
         raise
     except ValueError as exc:

@@ -1,6 +1,7 @@
 """Long commands show progress on stderr, off a terminal as a line every few seconds, and a
 Ctrl-C stops them at once with exit 130."""
 
+import importlib
 import os
 import re
 import signal
@@ -54,19 +55,37 @@ def test_fast_commands_print_no_progress(config_path, command):
     assert result.stderr == ""
 
 
-def test_topo_describe_shows_progress_when_slow(monkeypatch):
-    from exanet.structure import TopologyInfo
+@pytest.mark.parametrize(
+    ("command", "owner", "name"),
+    [
+        (["describe", "torus", "dims=4,4"], "exanet.structure:TopologyInfo", "describe"),
+        (
+            ["draw", "torus", "dims=4,4", "-o", "{tmp}/t.png"],
+            "exanet.structure:TopologyInfo",
+            "draw",
+        ),
+        (
+            ["iso", "--radix", "16", "--constraint", "N", "--nodes", "512"],
+            "exanet.iso",
+            "iso_designs",
+        ),
+    ],
+)
+def test_slow_topo_commands_show_progress(command, owner, name, monkeypatch, tmp_path):
+    module, _, attribute = owner.partition(":")
+    target = importlib.import_module(module)
+    target = getattr(target, attribute) if attribute else target
+    original = getattr(target, name)
 
-    describe = TopologyInfo.describe
-
-    def slow_describe(self, **options):
+    def slow(*args, **kwargs):
         time.sleep(2.5)
-        return describe(self, **options)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(TopologyInfo, "describe", slow_describe)
-    result = runner.invoke(cli.app, ["topo", "describe", "torus", "dims=4,4"])
+    monkeypatch.setattr(target, name, slow)
+    args = [arg.format(tmp=tmp_path) for arg in command]
+    result = runner.invoke(cli.app, ["topo", *args])
     assert result.exit_code == 0, result.output
-    assert result.stderr.splitlines()[0] == "topo describe: 2 s elapsed"
+    assert result.stderr.splitlines()[0] == f"topo {command[0]}: 2 s elapsed"
 
 
 def test_ctrl_c_stops_a_long_core_call_at_once_with_exit_130(config_path):
