@@ -31,6 +31,7 @@ LOAD_AXIS = "traffic.load"
 POINT_COLUMNS = ("key", "status", "repetition", "seed")
 CURVE_METRICS = (  # sweep metrics shown in the points table next to the axes
     "drained",
+    "steady_state",
     "saturated",
     "offered_load",
     "accepted_load",
