@@ -86,6 +86,9 @@ def test_open_reads_back_a_sweep(two_sweeps):
     assert isinstance(opened, StoredSweep)
     pd.testing.assert_frame_equal(opened.points, exanet.load(directory))
     assert opened.points["traffic.load"].tolist() == [0.1, 0.3]
+    counters = opened.points[["packets_generated", "packets_delivered"]]
+    assert counters.dtypes.tolist() == ["int64", "int64"]
+    assert (counters["packets_delivered"] - counters["packets_generated"]).lt(0).any()
     assert opened.failures.empty
     assert set(opened.table("endpoints")["key"]) == set(run.points["key"])
 
