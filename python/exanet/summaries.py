@@ -33,7 +33,14 @@ KEY_METRICS = (  # (label, summary statistic, unit)
 )
 """Only the rows a summary has (a number or a flag, not null) are shown."""
 
-SWEEP_COLUMNS = ("offered_load", "accepted_load", "latency_ns_mean", "latency_ns_p99", "drained")
+SWEEP_COLUMNS = (
+    "offered_load",
+    "accepted_load",
+    "latency_ns_mean",
+    "latency_ns_p99",
+    "steady_state",
+    "drained",
+)
 """The statistics of a sweep's points table, after its axes."""
 MAX_HTML_ROWS = 50
 
