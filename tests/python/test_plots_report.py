@@ -177,6 +177,14 @@ def test_latency_load_marks_the_saturated_design_only():
     assert len(markers) == 1 and list(markers[0].get_xdata()) == [0.9]
 
 
+def test_axis_labels_carry_units_from_the_mapping_or_the_name():
+    assert plots.label("latency_ns_mean") == "Mean latency (ns)"
+    assert plots.label("accepted_gbytes_per_s") == "Accepted bandwidth (GB/s)"
+    assert plots.label("burst_time_ns_max") == "Burst time max (ns)"
+    assert plots.label("events") == "Events (count)"
+    assert plots.label("router.vcs") == "router.vcs (config value)"
+
+
 def test_traffic_matrix_above_256_endpoints_is_shown_by_blocks():
     pairs = pd.DataFrame({"src": [0, 299], "dst": [299, 0], "bytes": [10, 20], "packets": [1, 1]})
     image = plots.traffic_matrix_heatmap(pairs, 300).axes[0].images[0].get_array()
@@ -341,6 +349,8 @@ def test_points_table_is_sorted_by_the_swept_axes_in_one_format(sweep_report, ax
     table = points_table(sweep_report.read_text())
     assert table["traffic.load"].astype(float).tolist() == [0.1, 0.3, 0.6]
     assert table["drained"].tolist() == ["True", "True", "False"]
+    # 0.6 offered accepts 0.48 (< 0.95 x offered); its latency stays under 3x zero-load
+    assert table["saturated"].tolist() == ["", "", "throughput"]
     # one number format per column: as many decimals in every cell
     for column in ("accepted_load", "latency_ns_mean"):
         decimals = {len(text.partition(".")[2]) for text in table[column]}
