@@ -349,9 +349,13 @@ def report(
     ] = None,
 ) -> None:
     """Write a self-contained HTML report (plots, tables, config) of RESULTS."""
-    from exanet.report import write_report  # matplotlib loads only for this command
 
-    stdout.print(f"report written to {write_report(results, page)}")
+    def write() -> Path:
+        from exanet.report import write_report  # matplotlib loads only for this command
+
+        return write_report(results, page)
+
+    stdout.print(f"report written to {activity('report', write)}")
 
 
 app.command("sweep")(reporting_errors(sweep_command.sweep))

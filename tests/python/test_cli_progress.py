@@ -179,3 +179,17 @@ def test_ctrl_c_during_saturation_prints_the_probes_done_and_exits_130(config_pa
     ]
     assert [float(line.split()[0]) for line in table[1:4]] == [0.05, 1.0, 0.525]
     assert table[4] == "after 3 probes: highest load not saturated 0.0500, lowest saturated 0.5250"
+
+
+def test_a_slow_report_shows_progress(tmp_path, monkeypatch):
+    import exanet.report
+
+    def slow_report(results, page=None):
+        time.sleep(2.5)
+        return tmp_path / "report.html"
+
+    monkeypatch.setattr(exanet.report, "write_report", slow_report)
+    result = runner.invoke(cli.app, ["report", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == "report: 2 s elapsed"
+    assert result.stdout.strip().endswith("report.html")
