@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from exanet.analysis import binned_injection, saturation_point, traffic_matrix
 from exanet.analysis._checks import require_columns, require_nonempty
@@ -280,6 +281,8 @@ def traffic_matrix_heatmap(pairs: pd.DataFrame, n_endpoints: int, value: str = "
     )
     fig.colorbar(image, ax=ax, label=f"{value.capitalize()} injected ({value})")
     unit = f"blocks of {block} endpoints" if block > 1 else "endpoint id"
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(f"Destination ({unit})")
     ax.set_ylabel(f"Source ({unit})")
     ax.set_title(f"traffic matrix ({value})")
