@@ -1,11 +1,12 @@
-"""A newcomer's first hour, as a test: the README's five-minute tour runs as written, in an empty
+"""A newcomer's first hour, as a test: the README's commands run as written, in an empty
 directory, step by step, and every example runs (at reduced sizes, EXANET_EXAMPLES_QUICK=1).
 
-The tour is the README's section "A five-minute tour": a ```toml block whose first line is
+The commands are those from the README's section "A five-minute tour" to its end (the tour,
+then the feature map's, which use the tour's files): a ```toml block whose first line is
 `# NAME.toml` is a file to write, each line of a ```sh block a command to run, a ```python block
 a script to run. Every command has an expectation below, and every expectation a command, so a
 step added to the README without a check, or a check whose step left the README, fails here.
-The set-up commands (they install) are outside the tour."""
+The set-up commands (they install) come before the tour and are not run."""
 
 from __future__ import annotations
 
@@ -26,17 +27,15 @@ README = ROOT / "README.md"
 EXAMPLES = ROOT / "examples"
 
 
-def tour_section() -> str:
+def runnable_part() -> str:
     text = README.read_text(encoding="utf-8")
-    start = text.index("\n## A five-minute tour\n")
-    end = text.index("\n## ", start + 1)
-    return text[start:end]
+    return text[text.index("\n## A five-minute tour\n") :]
 
 
-def tour_steps() -> list[tuple[str, str]]:
+def readme_steps() -> list[tuple[str, str]]:
     """(kind, text) in README order: ("file", toml), ("sh", one command), ("python", script)."""
     steps = []
-    for match in re.finditer(r"^```(\w+)\n(.*?)^```", tour_section(), flags=re.S | re.M):
+    for match in re.finditer(r"^```(\w*)\n(.*?)^```", runnable_part(), flags=re.S | re.M):
         kind, body = match.groups()
         if kind == "toml":
             steps.append(("file", body))
@@ -45,7 +44,7 @@ def tour_steps() -> list[tuple[str, str]]:
         elif kind == "python":
             steps.append(("python", body))
         else:
-            assert kind == "text", f"the tour has a ```{kind} block the test cannot run"
+            assert kind in ("text", ""), f"the README has a ```{kind} block the test cannot run"
     return steps
 
 
@@ -91,6 +90,16 @@ def trace_ran(cwd: Path, out: str) -> None:
     assert jobs["completion_ns"].iloc[0] > 0
 
 
+def topology_json(cwd: Path, out: str) -> None:
+    described = json.loads(out)
+    assert described["endpoints"] == 256
+    assert described["family"] == "torus"
+
+
+def png_drawn(cwd: Path, out: str) -> None:
+    assert (cwd / "slim_fly.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def python_ran(cwd: Path, out: str) -> None:
     s = summary(cwd / "run-python")
     assert s["endpoints"] == 256
@@ -117,13 +126,31 @@ EXPECTED: dict[str, Check] = {
         None if (cwd / "traces" / "ring_allreduce.parquet").is_file() else pytest.fail(out)
     ),
     "exanet run trace.toml -o trace/": trace_ran,
-    "python": python_ran,
+    "python block 1": python_ran,
+    "python block 2": lambda cwd, out: None if out.split() == ["6000", "2"] else pytest.fail(out),
+    "exanet topo describe torus.toml --json": topology_json,
+    "exanet topo draw kind=slim_fly q=5 -o slim_fly.png": png_drawn,
+    "exanet topo iso --radix 40 --constraint N --nodes 12000": lambda cwd, out: (
+        None if "12,000" in out and "fat_tree" in out else pytest.fail(out)
+    ),
+    "exanet topo iso --paper bhatele2019": lambda cwd, out: (
+        None if "Iso-NRL" in out else pytest.fail(out)
+    ),
+    "exanet check routing jobs.toml": lambda cwd, out: (
+        None if out.startswith("acyclic") else pytest.fail(out)
+    ),
 }
+
+
+def command_key(line: str) -> str:
+    """A command without its comment, as EXPECTED names it."""
+    return shlex.join(shlex.split(line, comments=True))
 
 
 def command_line(line: str) -> list[str]:
     """A README command as argv: `exanet` and `python3` run as this interpreter."""
     argv = shlex.split(line, comments=True)
+    assert argv, line
     if argv[0] == "exanet":
         return [sys.executable, "-m", "exanet", *argv[1:]]
     if argv[0] == "python3":
@@ -131,11 +158,13 @@ def command_line(line: str) -> list[str]:
     raise AssertionError(f"the tour runs only exanet and python3 commands, not {line!r}")
 
 
-def test_the_tour_runs_as_written(tmp_path):
-    steps = tour_steps()
-    commands = [text.strip() for kind, text in steps if kind == "sh"]
-    commands += ["python" for kind, _ in steps if kind == "python"]
-    assert sorted(commands) == sorted(EXPECTED), "every tour command needs one expectation"
+def test_the_readme_runs_as_written(tmp_path):
+    steps = readme_steps()
+    commands = {command_key(text) for kind, text in steps if kind == "sh"}
+    blocks = sum(kind == "python" for kind, _ in steps)
+    commands |= {f"python block {i}" for i in range(1, blocks + 1)}
+    assert commands == set(EXPECTED), "every README command needs one expectation"
+    python_blocks = 0
     env = {**os.environ, "COLUMNS": "100"}
     for kind, text in steps:
         if kind == "file":
@@ -144,15 +173,16 @@ def test_the_tour_runs_as_written(tmp_path):
             (tmp_path / name).write_text(text, encoding="utf-8")
             continue
         if kind == "sh":
-            argv, key = command_line(text), text.strip()
+            argv, key = command_line(text), command_key(text)
         else:
-            argv, key = [sys.executable, "-c", text], "python"
+            python_blocks += 1
+            argv, key = [sys.executable, "-c", text], f"python block {python_blocks}"
         done = subprocess.run(
             argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
         )
         output = done.stdout + done.stderr
         assert done.returncode == 0, f"{key} exited {done.returncode}:\n{output}"
-        EXPECTED[key](tmp_path, output)
+        EXPECTED[key](tmp_path, done.stdout)
 
 
 #: Every example with a main, and the line its output must contain.
