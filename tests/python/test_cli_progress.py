@@ -193,3 +193,21 @@ def test_a_slow_report_shows_progress(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[0] == "report: 2 s elapsed"
     assert result.stdout.strip().endswith("report.html")
+
+
+def test_ctrl_c_during_a_sweep_says_where_its_points_are_and_exits_130(tmp_path, monkeypatch):
+    from exanet.sweep.runner import Sweep
+
+    def interrupted_run(self, out, **options):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Sweep, "run", interrupted_run)
+    spec = tmp_path / "sweep.toml"
+    spec.write_text(CONFIG_TOML + '[sweep]\ngrid = {"traffic.load" = [0.1, 0.2]}\n')
+    result = runner.invoke(cli.app, ["sweep", str(spec), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 130
+    assert result.stderr.splitlines() == [
+        f"the points finished so far are stored in {tmp_path / 'out'}; the same command resumes "
+        "the sweep",
+        "interrupted",
+    ]

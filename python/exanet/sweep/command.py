@@ -63,14 +63,24 @@ def sweep(
     (points.parquet, one row per point). A failing point is recorded and the sweep goes on."""
     planned = Sweep.from_toml(spec, overrides or ())
     outdir = check_output_directory(output or Path("exanet-out") / spec.stem, "--out")
-    run = planned.run(
-        outdir,
-        executor=executor.value,
-        jobs=jobs,
-        address=address,
-        retry_failed=retry_failed,
-        progress=False if quiet else None,
-    )
+    try:
+        run = planned.run(
+            outdir,
+            executor=executor.value,
+            jobs=jobs,
+            address=address,
+            retry_failed=retry_failed,
+            progress=False if quiet else None,
+        )
+    except KeyboardInterrupt:
+        stderr.print(
+            f"the points finished so far are stored in {outdir}; the same command resumes "
+            "the sweep",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise
     failures = run.failures.drop_duplicates("key")
     stdout.print(
         f"{len(run.points)} points: {run.ran} run, {run.skipped} already stored, "

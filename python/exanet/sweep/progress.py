@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import timedelta
 from types import TracebackType
@@ -20,9 +21,9 @@ from exanet import progress
 
 class SweepProgress:
     """Counts finished points and shows them on stderr unless `mode` is False: a bar on a
-    terminal; elsewhere a line as points finish, once the sweep has lasted
-    progress.SHOW_AFTER_S (at once when `mode` is True) and then at most every
-    progress.LOG_INTERVAL_S. Points already stored count as done from the start."""
+    terminal; elsewhere a line once the sweep has lasted progress.SHOW_AFTER_S (at once when
+    `mode` is True), then every progress.LOG_INTERVAL_S, written by a thread of its own so that
+    long points do not silence it. Points already stored count as done from the start."""
 
     def __init__(
         self, total: int, done: int, failed: int, workers: int, mode: bool | None = None
@@ -38,6 +39,10 @@ class SweepProgress:
             progress.PeriodicLog(console, progress.SHOW_AFTER_S if mode is None else 0.0)
             if enabled and not console.is_terminal
             else None
+        )
+        self._stopped = threading.Event()
+        self._ticker = threading.Thread(
+            target=self._tick, name="exanet sweep progress", daemon=True
         )
         self._progress = (
             Progress(
@@ -66,6 +71,8 @@ class SweepProgress:
                 running=self._running(),
                 failed=self.failed,
             )
+        if self._log is not None:
+            self._ticker.start()
         return self
 
     def __exit__(
@@ -76,6 +83,18 @@ class SweepProgress:
     ) -> None:
         if self._progress is not None:
             self._progress.stop()
+        if self._ticker.is_alive():
+            self._stopped.set()
+            self._ticker.join()
+
+    def _tick(self) -> None:
+        while not self._stopped.wait(progress.POLL_INTERVAL_S):
+            elapsed_s = time.monotonic() - self._started
+            self._log.update(
+                elapsed_s,
+                f"sweep: {self.done:,} of {self._total:,} points done, {self._running()} "
+                f"running, {self.failed:,} failed, {timedelta(seconds=round(elapsed_s))} elapsed",
+            )
 
     def advance(self, failed: bool) -> None:
         self.done += 1
@@ -83,11 +102,4 @@ class SweepProgress:
         if self._progress is not None:
             self._progress.update(
                 self._task, advance=1, running=self._running(), failed=self.failed
-            )
-        if self._log is not None:
-            elapsed_s = time.monotonic() - self._started
-            self._log.update(
-                elapsed_s,
-                f"sweep: {self.done:,} of {self._total:,} points done, {self._running()} "
-                f"running, {self.failed:,} failed, {timedelta(seconds=round(elapsed_s))} elapsed",
             )
