@@ -11,8 +11,10 @@ the simulator's speed (events and packet-hops per second).
 
 Run with `python3 examples/littles_law_torus.py [SIZE ...] [--load F] [--warmup T]
 [--measure T] [--threads N]` where SIZE is e.g. 8x8x8 or 32x32x32x32 (default: 16x16x16 and
-8x8x8x8x8, seconds each; the million-endpoint 32x32x32x32 takes minutes, 003's 16x16x16x16x16x16
-(16.8 million endpoints) about half an hour on two threads at 1% load).
+8x8x8x8x8, about 12 s together on a 2-core machine). The million-endpoint 32x32x32x32 needs
+about 2.2 GB and more than 10 minutes on one thread (it had not finished after 10 minutes of CPU
+on a busy 2-core machine); 003's 16x16x16x16x16x16 (16.8 million endpoints) needs about 29 GB
+(BENCHMARKS.md). EXANET_EXAMPLES_QUICK=1 runs 8x8x8 alone (about 2 s; example_scale.py).
 """
 
 from __future__ import annotations
