@@ -162,3 +162,20 @@ fn compute_phases_beyond_the_end_of_time_are_refused_instead_of_wrapping() {
     assert_eq!(error.key, "traffic.jobs[0].ops");
     assert!(error.value.contains("rank 0"), "{}", error.value);
 }
+
+#[test]
+fn table_driven_routing_is_bounded_by_memory_not_by_a_router_count() {
+    // 001's 100k-node dragonfly: 8,814 routers, once refused for more than 8,192.
+    let config = with(&[
+        (
+            "topology",
+            json!({"kind": "dragonfly", "p": 13, "a": 26, "h": 13, "g": 339,
+                   "arrangement": "absolute"}),
+        ),
+        ("routing", json!({"kind": "ugal_l", "threshold": 0.0})),
+        ("router.vcs", json!(3)),
+    ]);
+    let description = describe(&config).expect("001's dragonfly is accepted");
+    assert_eq!(description.routers, 8_814);
+    assert_eq!(description.endpoints, 114_582);
+}
