@@ -189,6 +189,7 @@ def test_the_readme_runs_as_written(tmp_path):
 EXAMPLE_TITLES = {
     "bursts_ipr": "8x8 torus, DOR: 2 bursts of 50 packets",
     "jobs_mix": "2 jobs of 32 ranks on a 72-endpoint dragonfly, mean over 1 seeds",
+    "li_2019_scale": "001's systems",
     "littles_law_torus": "Little's law on tori",
     "routing_dragonfly": "dragonfly p=2 a=4 h=2 g=9",
     "routing_torus": "8x8 torus, 4 KiB VC buffers",
