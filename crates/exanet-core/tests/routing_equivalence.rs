@@ -1,0 +1,449 @@
+//! Routing is behaviour-preserving across changes of how routes are computed: for every family
+//! and scheme on a small instance, the fewest VCs the scheme accepts and every routing decision
+//! on every route from every endpoint router to every other (several random draws each) hash to
+//! the digest the all-pairs-table implementation produced. A change of a digest is a change of
+//! routes, which must be deliberate and stated.
+
+mod common;
+
+use common::with;
+use exanet_core::routing::{self, Candidates, RouteQuery, RouteState, RoutingFunction};
+use exanet_core::topology::{self, Peer, Topology};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+
+fn instances() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "fat_tree",
+            json!({"kind": "fat_tree", "levels": 3, "radix": 8, "pods": 4, "taper": [1, 1]}),
+        ),
+        (
+            "fat_tree4",
+            json!({"kind": "fat_tree", "levels": 4, "radix": 4, "pods": 3, "taper": [1, 1]}),
+        ),
+        (
+            "dragonfly",
+            json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"}),
+        ),
+        (
+            "dragonfly_small_g",
+            json!({"kind": "dragonfly", "p": 1, "a": 4, "h": 2, "g": 5, "arrangement": "absolute"}),
+        ),
+        (
+            "dragonfly_rc",
+            json!({"kind": "dragonfly_rc", "p": 1, "rows": 2, "cols": 3, "local_links": 1,
+                   "h": 1, "g": 7, "arrangement": "absolute"}),
+        ),
+        (
+            "dragonfly_plus",
+            json!({"kind": "dragonfly_plus", "p": 2, "leaves": 3, "spines": 3, "h": 2, "g": 7,
+                   "arrangement": "circulant"}),
+        ),
+        ("slim_fly", json!({"kind": "slim_fly", "q": 5, "p": 2})),
+        ("polarfly", json!({"kind": "polarfly", "q": 5, "p": 2})),
+        (
+            "jellyfish",
+            json!({"kind": "jellyfish", "routers": 40, "degree": 5, "p": 2, "seed": 3}),
+        ),
+        (
+            "fishnet",
+            json!({"kind": "fishnet", "base": {"kind": "petersen"}, "p": 1}),
+        ),
+        (
+            "fishnet_lite",
+            json!({"kind": "fishnet_lite", "base": {"kind": "petersen"}, "p": 1}),
+        ),
+        (
+            "express_mesh",
+            json!({"kind": "express_mesh", "dims": [5, 4], "gap": 2, "concentration": 2}),
+        ),
+        (
+            "hyperx",
+            json!({"kind": "express_mesh", "dims": [3, 4], "gap": 1, "concentration": 1}),
+        ),
+        (
+            "torus",
+            json!({"kind": "torus", "dims": [4, 3], "concentration": 1}),
+        ),
+        (
+            "mesh",
+            json!({"kind": "mesh", "dims": [3, 4], "concentration": 2}),
+        ),
+        (
+            "custom",
+            json!({"kind": "custom", "graph": {"routers": 6, "class_names": ["local"],
+                   "links": [[0, 1, 0], [1, 2, 0], [2, 3, 0], [3, 4, 0], [4, 5, 0], [5, 0, 0],
+                             [0, 3, 0]]},
+                   "endpoints": [1, 0, 2, 1, 0, 1]}),
+        ),
+    ]
+}
+
+fn schemes() -> Vec<(&'static str, Value)> {
+    vec![
+        ("minimal_adaptive", json!({"kind": "minimal"})),
+        (
+            "minimal_random",
+            json!({"kind": "minimal", "selection": "random"}),
+        ),
+        (
+            "minimal_destination",
+            json!({"kind": "minimal", "selection": "destination"}),
+        ),
+        ("valiant", json!({"kind": "valiant"})),
+        ("ugal_l", json!({"kind": "ugal_l"})),
+        ("ugal_g", json!({"kind": "ugal_g"})),
+        ("par", json!({"kind": "par"})),
+        ("fishnet_adaptive", json!({"kind": "fishnet_adaptive"})),
+        ("dor", json!({"kind": "dor", "allow_unsafe": false})),
+        ("source", json!({"kind": "source", "paths": []})),
+    ]
+}
+
+/// FNV-1a over 64-bit words: stable across runs and platforms.
+struct Digest(u64);
+
+impl Digest {
+    fn add(&mut self, word: u64) {
+        for byte in word.to_le_bytes() {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x100_0000_01b3);
+        }
+    }
+}
+
+/// The fewest VCs (up to 16) the scheme accepts on the topology, and its routing there.
+fn fewest(topology: &Value, scheme: &Value) -> Option<(u32, Box<dyn RoutingFunction>)> {
+    (1..=16).find_map(|vcs| {
+        let config = with(&[
+            ("topology", topology.clone()),
+            ("routing", scheme.clone()),
+            ("router.vcs", json!(vcs)),
+        ]);
+        let t = topology::build(&config.topology).unwrap();
+        routing::build(&config.routing, t.as_ref(), vcs)
+            .ok()
+            .map(|r| (vcs, r))
+    })
+}
+
+/// Every decision on every route from every endpoint router to every other, for random draws
+/// 0..8 and a few large ones, in a fixed order.
+fn digest(t: &dyn Topology, routing: &dyn RoutingFunction, vcs: u32) -> u64 {
+    let mut d = Digest(0xcbf2_9ce4_8422_2325);
+    d.add(u64::from(vcs));
+    let hosts: Vec<(u32, u16, u32)> = (0..t.num_routers())
+        .filter_map(|r| {
+            (0..t.ports_per_router()).find_map(|p| match t.peer(r, p) {
+                Peer::Endpoint(e) => Some((r, p, e)),
+                _ => None,
+            })
+        })
+        .collect();
+    let draws: Vec<u32> = (0..8).chain([97, 12_345, 0xdead_beef]).collect();
+    let mut candidates = Candidates::new();
+    for &(src, src_port, _) in &hosts {
+        for &(dst, dst_port, dst_endpoint) in &hosts {
+            for &random in &draws {
+                let mut stack = vec![(src, src_port, 0u8, true, RouteState::FRESH)];
+                let mut seen = HashSet::new();
+                while let Some((router, in_port, in_vc, injected, state)) = stack.pop() {
+                    let query = RouteQuery {
+                        router,
+                        in_port,
+                        in_vc,
+                        injected,
+                        dst_router: dst,
+                        dst_port,
+                        dst: dst_endpoint,
+                        state,
+                        random,
+                    };
+                    candidates.clear();
+                    routing.route(&query, &mut candidates);
+                    for c in candidates.as_slice() {
+                        for word in [
+                            u64::from(router),
+                            u64::from(in_port),
+                            u64::from(c.port),
+                            u64::from(c.vc_mask),
+                            u64::from(c.next.phase) << 32 | u64::from(c.next.via),
+                            u64::from(c.hops),
+                        ] {
+                            d.add(word);
+                        }
+                        let Peer::Router { router: next, port } = t.peer(router, c.port) else {
+                            continue;
+                        };
+                        for vc in routing::vcs_in(c.vc_mask).filter(|&vc| vc < vcs) {
+                            if seen.insert((next, port, vc as u8, c.next)) {
+                                stack.push((next, port, vc as u8, false, c.next));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    d.0
+}
+
+/// Digests of the all-pairs-table implementation (None: the scheme does not apply).
+const EXPECTED: &[(&str, &str, Option<u64>)] = &[
+    ("fat_tree", "minimal_adaptive", Some(9595298009805446465)),
+    ("fat_tree", "minimal_random", Some(6397484079904790241)),
+    (
+        "fat_tree",
+        "minimal_destination",
+        Some(10719026571169363713),
+    ),
+    ("fat_tree", "valiant", Some(14973957429478411245)),
+    ("fat_tree", "ugal_l", Some(16138520049909466989)),
+    ("fat_tree", "ugal_g", Some(16138520049909466989)),
+    ("fat_tree", "par", None),
+    ("fat_tree", "fishnet_adaptive", None),
+    ("fat_tree", "dor", None),
+    ("fat_tree", "source", Some(9595298009805446465)),
+    ("fat_tree4", "minimal_adaptive", Some(2829365690431052043)),
+    ("fat_tree4", "minimal_random", Some(10274897254216769651)),
+    (
+        "fat_tree4",
+        "minimal_destination",
+        Some(10781942006401737587),
+    ),
+    ("fat_tree4", "valiant", Some(14095096318370931529)),
+    ("fat_tree4", "ugal_l", Some(8210225664265845657)),
+    ("fat_tree4", "ugal_g", Some(8210225664265845657)),
+    ("fat_tree4", "par", None),
+    ("fat_tree4", "fishnet_adaptive", None),
+    ("fat_tree4", "dor", None),
+    ("fat_tree4", "source", Some(2829365690431052043)),
+    ("dragonfly", "minimal_adaptive", Some(9190776117663658647)),
+    ("dragonfly", "minimal_random", Some(9190776117663658647)),
+    (
+        "dragonfly",
+        "minimal_destination",
+        Some(9190776117663658647),
+    ),
+    ("dragonfly", "valiant", Some(2546554617562283862)),
+    ("dragonfly", "ugal_l", Some(8827523489736681622)),
+    ("dragonfly", "ugal_g", Some(8827523489736681622)),
+    ("dragonfly", "par", Some(12193969718956391369)),
+    ("dragonfly", "fishnet_adaptive", None),
+    ("dragonfly", "dor", None),
+    ("dragonfly", "source", Some(1853038539007889062)),
+    (
+        "dragonfly_small_g",
+        "minimal_adaptive",
+        Some(12235366665515645199),
+    ),
+    (
+        "dragonfly_small_g",
+        "minimal_random",
+        Some(12749990015749284998),
+    ),
+    (
+        "dragonfly_small_g",
+        "minimal_destination",
+        Some(615363877961318982),
+    ),
+    ("dragonfly_small_g", "valiant", Some(12279100920878814150)),
+    ("dragonfly_small_g", "ugal_l", Some(14624447258586804478)),
+    ("dragonfly_small_g", "ugal_g", Some(14624447258586804478)),
+    ("dragonfly_small_g", "par", Some(3153140786090092281)),
+    ("dragonfly_small_g", "fishnet_adaptive", None),
+    ("dragonfly_small_g", "dor", None),
+    ("dragonfly_small_g", "source", Some(4022449599133435966)),
+    (
+        "dragonfly_rc",
+        "minimal_adaptive",
+        Some(4636922639969710152),
+    ),
+    ("dragonfly_rc", "minimal_random", Some(5772831715122621648)),
+    (
+        "dragonfly_rc",
+        "minimal_destination",
+        Some(5573064394971369312),
+    ),
+    ("dragonfly_rc", "valiant", Some(726078372543258162)),
+    ("dragonfly_rc", "ugal_l", Some(124325457378405146)),
+    ("dragonfly_rc", "ugal_g", Some(124325457378405146)),
+    ("dragonfly_rc", "par", Some(16447246441174374946)),
+    ("dragonfly_rc", "fishnet_adaptive", None),
+    ("dragonfly_rc", "dor", None),
+    ("dragonfly_rc", "source", Some(16621029359591085777)),
+    (
+        "dragonfly_plus",
+        "minimal_adaptive",
+        Some(16800796272692561279),
+    ),
+    (
+        "dragonfly_plus",
+        "minimal_random",
+        Some(6017726776141217679),
+    ),
+    (
+        "dragonfly_plus",
+        "minimal_destination",
+        Some(7607308729386491583),
+    ),
+    ("dragonfly_plus", "valiant", Some(15892502450809775677)),
+    ("dragonfly_plus", "ugal_l", Some(6078872902605180261)),
+    ("dragonfly_plus", "ugal_g", Some(6078872902605180261)),
+    ("dragonfly_plus", "par", Some(17061712061415633617)),
+    ("dragonfly_plus", "fishnet_adaptive", None),
+    ("dragonfly_plus", "dor", None),
+    ("dragonfly_plus", "source", Some(1289951762481967304)),
+    ("slim_fly", "minimal_adaptive", Some(4423681989673950198)),
+    ("slim_fly", "minimal_random", Some(4423681989673950198)),
+    ("slim_fly", "minimal_destination", Some(4423681989673950198)),
+    ("slim_fly", "valiant", Some(2118639736327849128)),
+    ("slim_fly", "ugal_l", Some(3095002710012109184)),
+    ("slim_fly", "ugal_g", Some(3095002710012109184)),
+    ("slim_fly", "par", None),
+    ("slim_fly", "fishnet_adaptive", None),
+    ("slim_fly", "dor", None),
+    ("slim_fly", "source", Some(4423681989673950198)),
+    ("polarfly", "minimal_adaptive", Some(13314621497141227775)),
+    ("polarfly", "minimal_random", Some(13314621497141227775)),
+    (
+        "polarfly",
+        "minimal_destination",
+        Some(13314621497141227775),
+    ),
+    ("polarfly", "valiant", Some(4227824113738018590)),
+    ("polarfly", "ugal_l", Some(4381292584311559179)),
+    ("polarfly", "ugal_g", Some(4381292584311559179)),
+    ("polarfly", "par", None),
+    ("polarfly", "fishnet_adaptive", None),
+    ("polarfly", "dor", None),
+    ("polarfly", "source", Some(13314621497141227775)),
+    ("jellyfish", "minimal_adaptive", Some(13669519363081275145)),
+    ("jellyfish", "minimal_random", Some(17893566968205318791)),
+    (
+        "jellyfish",
+        "minimal_destination",
+        Some(15446384736158425123),
+    ),
+    ("jellyfish", "valiant", Some(2742352629440195095)),
+    ("jellyfish", "ugal_l", Some(8389707246922064240)),
+    ("jellyfish", "ugal_g", Some(8389707246922064240)),
+    ("jellyfish", "par", None),
+    ("jellyfish", "fishnet_adaptive", None),
+    ("jellyfish", "dor", None),
+    ("jellyfish", "source", Some(13669519363081275145)),
+    ("fishnet", "minimal_adaptive", Some(10549844314937886272)),
+    ("fishnet", "minimal_random", Some(11187439864991571227)),
+    ("fishnet", "minimal_destination", Some(710780671567388074)),
+    ("fishnet", "valiant", Some(2758527145262167444)),
+    ("fishnet", "ugal_l", Some(10686056262231158004)),
+    ("fishnet", "ugal_g", Some(10686056262231158004)),
+    ("fishnet", "par", Some(3658006315447374284)),
+    ("fishnet", "fishnet_adaptive", Some(14676841900006179339)),
+    ("fishnet", "dor", None),
+    ("fishnet", "source", Some(5194190824771932632)),
+    (
+        "fishnet_lite",
+        "minimal_adaptive",
+        Some(10934738659846671952),
+    ),
+    ("fishnet_lite", "minimal_random", Some(10934738659846671952)),
+    (
+        "fishnet_lite",
+        "minimal_destination",
+        Some(10934738659846671952),
+    ),
+    ("fishnet_lite", "valiant", Some(4990716879809145690)),
+    ("fishnet_lite", "ugal_l", Some(10547122607688064354)),
+    ("fishnet_lite", "ugal_g", Some(10547122607688064354)),
+    ("fishnet_lite", "par", Some(4424000607459200517)),
+    (
+        "fishnet_lite",
+        "fishnet_adaptive",
+        Some(13578362593125566680),
+    ),
+    ("fishnet_lite", "dor", None),
+    ("fishnet_lite", "source", Some(17812972931319318761)),
+    (
+        "express_mesh",
+        "minimal_adaptive",
+        Some(3383594724326702081),
+    ),
+    ("express_mesh", "minimal_random", Some(11365218548287717557)),
+    (
+        "express_mesh",
+        "minimal_destination",
+        Some(10420417306471598899),
+    ),
+    ("express_mesh", "valiant", Some(9930499627220486383)),
+    ("express_mesh", "ugal_l", Some(12800332713829459782)),
+    ("express_mesh", "ugal_g", Some(12800332713829459782)),
+    ("express_mesh", "par", None),
+    ("express_mesh", "fishnet_adaptive", None),
+    ("express_mesh", "dor", Some(3066512876535065153)),
+    ("express_mesh", "source", Some(3383594724326702081)),
+    ("hyperx", "minimal_adaptive", Some(1774124354512144047)),
+    ("hyperx", "minimal_random", Some(13909329814873167955)),
+    ("hyperx", "minimal_destination", Some(88347132645369955)),
+    ("hyperx", "valiant", Some(14248742288846714113)),
+    ("hyperx", "ugal_l", Some(2960929419344926200)),
+    ("hyperx", "ugal_g", Some(2960929419344926200)),
+    ("hyperx", "par", None),
+    ("hyperx", "fishnet_adaptive", None),
+    ("hyperx", "dor", Some(14864166826811249820)),
+    ("hyperx", "source", Some(1774124354512144047)),
+    ("torus", "minimal_adaptive", Some(10846524960287815446)),
+    ("torus", "minimal_random", Some(18298092810598013942)),
+    ("torus", "minimal_destination", Some(5091721612322440720)),
+    ("torus", "valiant", Some(10173163019902181635)),
+    ("torus", "ugal_l", Some(13753664620716768037)),
+    ("torus", "ugal_g", Some(13753664620716768037)),
+    ("torus", "par", None),
+    ("torus", "fishnet_adaptive", None),
+    ("torus", "dor", Some(13993438355371818439)),
+    ("torus", "source", Some(10846524960287815446)),
+    ("mesh", "minimal_adaptive", Some(437786261809526744)),
+    ("mesh", "minimal_random", Some(17032298503680942814)),
+    ("mesh", "minimal_destination", Some(10872948692402966558)),
+    ("mesh", "valiant", Some(6511769475654103315)),
+    ("mesh", "ugal_l", Some(17299626303653425717)),
+    ("mesh", "ugal_g", Some(17299626303653425717)),
+    ("mesh", "par", None),
+    ("mesh", "fishnet_adaptive", None),
+    ("mesh", "dor", Some(9396441852777277980)),
+    ("mesh", "source", Some(437786261809526744)),
+    ("custom", "minimal_adaptive", Some(1290924562958475802)),
+    ("custom", "minimal_random", Some(1406066959832520344)),
+    ("custom", "minimal_destination", Some(533760932612168358)),
+    ("custom", "valiant", Some(7235798728903850739)),
+    ("custom", "ugal_l", Some(2332073706570036780)),
+    ("custom", "ugal_g", Some(2332073706570036780)),
+    ("custom", "par", None),
+    ("custom", "fishnet_adaptive", None),
+    ("custom", "dor", None),
+    ("custom", "source", Some(1290924562958475802)),
+];
+
+#[test]
+fn routes_equal_those_of_the_all_pairs_table_implementation() {
+    let mut found = Vec::new();
+    for (name, topology) in instances() {
+        let t = topology::build(&serde_json::from_value(topology.clone()).unwrap()).unwrap();
+        for (scheme_name, scheme) in schemes() {
+            let got =
+                fewest(&topology, &scheme).map(|(vcs, r)| digest(t.as_ref(), r.as_ref(), vcs));
+            found.push((name, scheme_name, got));
+        }
+    }
+    let listing: String = found
+        .iter()
+        .map(|(n, s, d)| format!("    (\"{n}\", \"{s}\", {d:?}),\n"))
+        .collect();
+    let mismatches: Vec<_> = found
+        .iter()
+        .filter(|f| !EXPECTED.contains(f))
+        .map(|(n, s, d)| format!("{n}/{s}: {d:?}"))
+        .collect();
+    assert!(mismatches.is_empty(), "{mismatches:?}\n{listing}");
+}
