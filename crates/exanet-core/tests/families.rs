@@ -5,7 +5,6 @@ mod common;
 
 use common::{run_ok, with};
 use exanet_core::describe;
-use exanet_core::routing::HIERARCHICAL;
 use exanet_core::stats::Value;
 use serde_json::{json, Value as Json};
 
@@ -98,7 +97,7 @@ fn light_load_hops_equal_the_exact_average_distance() {
         let measured = s.f64("hops_mean");
         let packets = s.u64("packets_delivered") as f64;
         let noise = 4.0 * exact / packets.sqrt() + 0.02;
-        if HIERARCHICAL.contains(&name) {
+        if has_groups(&topology) {
             // Hierarchical minimal (one global link) may be longer than the graph's shortest
             // path where two global links make a shortcut: compare with its own mean,
             // computed here link by link.
@@ -116,6 +115,13 @@ fn light_load_hops_equal_the_exact_average_distance() {
             );
         }
     }
+}
+
+/// Whether the family routes through groups (local, global, local).
+fn has_groups(topology: &Json) -> bool {
+    let t =
+        exanet_core::topology::build(&serde_json::from_value(topology.clone()).unwrap()).unwrap();
+    t.shape() == exanet_core::topology::Shape::Groups
 }
 
 /// Mean over ordered pairs of distinct endpoints of the shortest route with at most one
@@ -330,10 +336,8 @@ fn every_scheme_on_every_family_survives_full_load_and_conserves_packets() {
             json!({"kind": "ugal_l"}),
             json!({"kind": "ugal_g"}),
         ];
-        if HIERARCHICAL.contains(&name) {
+        if has_groups(&topology) {
             schemes.push(json!({"kind": "par"}));
-        }
-        if name.starts_with("fishnet") {
             schemes.push(json!({"kind": "fishnet_adaptive"}));
         }
         if name == "express_mesh" {

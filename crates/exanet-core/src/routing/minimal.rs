@@ -20,11 +20,11 @@
 //!
 //! Spare VCs are shared out among the classes, so every VC is used.
 
-use super::groups::GroupDistances;
+use super::distance::{self, Distances, GroupDistances};
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
 use crate::config::Selection;
 use crate::error::ConfigError;
-use crate::topology::{Peer, Topology};
+use crate::topology::{Peer, Shape, Topology};
 
 /// Which ways a packet may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,15 +74,6 @@ impl TableScheme {
     }
 }
 
-/// Families whose minimal route is hierarchical (local, global, local).
-pub const HIERARCHICAL: [&str; 5] = [
-    "dragonfly",
-    "dragonfly_rc",
-    "dragonfly_plus",
-    "fishnet",
-    "fishnet_lite",
-];
-
 /// `RouteState::phase` of a PAR packet on its minimal way that may still divert.
 const PAR_UNDECIDED: u8 = 2;
 /// `RouteState::phase` of a packet on its last (minimal) leg.
@@ -106,16 +97,16 @@ enum ClassPlan {
 pub struct MinimalTable {
     scheme: TableScheme,
     routers: usize,
-    /// `distance[d * routers + r]`: router hops from r to d (hierarchical on dragonflies and
-    /// Fishnets).
-    distance: Vec<u8>,
+    /// Hops toward routers with endpoints (hierarchical on families with groups).
+    distances: Box<dyn Distances>,
+    /// Routers with endpoints: Valiant's intermediates on topologies without groups.
+    endpoint_routers: Vec<u32>,
     /// Network ports of each router, by port: (port, neighbour).
     neighbours: Vec<Vec<(u16, u32)>>,
     /// Link class of each of those ports.
     classes: Vec<Vec<u16>>,
     /// Every VC: ejection may use any.
     all_vcs: u32,
-    hierarchy: Option<GroupDistances>,
     plan: ClassPlan,
     /// VCs of each class, and the class of each VC.
     class_vcs: Vec<u32>,
@@ -135,14 +126,6 @@ impl MinimalTable {
         threshold: f64,
     ) -> Result<Self, ConfigError> {
         let n = topology.num_routers();
-        // The all-pairs distance table (a byte per router pair) is bounded by memory, not by a
-        // router count: 001's 100k-node dragonfly (8,814 routers) needs 78 MB.
-        let mut need = crate::memory::Footprint::new();
-        need.add("distance table", u64::from(n) * u64::from(n), 1);
-        need.check(
-            "routing.kind",
-            format!("\"{}\" on {n} routers", scheme.name()),
-        )?;
         let neighbours: Vec<Vec<(u16, u32)>> = (0..n)
             .map(|r| {
                 (0..topology.ports_per_router())
@@ -164,20 +147,22 @@ impl MinimalTable {
             })
             .collect();
         let routers = n as usize;
-        let hierarchy = HIERARCHICAL
-            .contains(&topology.family())
-            .then(|| {
-                (0..n)
-                    .map(|r| topology.group(r))
-                    .collect::<Option<Vec<u32>>>()
+        let endpoint_routers: Vec<u32> = (0..n)
+            .filter(|&r| {
+                (0..topology.ports_per_router())
+                    .any(|p| matches!(topology.peer(r, p), Peer::Endpoint(_)))
             })
-            .flatten()
-            .map(|group| GroupDistances::new(group, &neighbours));
+            .collect();
+        let distances = distance::build(topology, &neighbours, &endpoint_routers, "routing.kind")?;
+        let hierarchy = distances.groups();
         let needs_groups = match scheme {
             TableScheme::Par => {
                 Some("a dragonfly or Fishnet (PAR diverts inside the source group)")
             }
-            TableScheme::FishnetAdaptive => Some("a fishnet or fishnet_lite topology"),
+            TableScheme::FishnetAdaptive => Some(
+                "a topology with groups: fishnet, fishnet_lite or a dragonfly (the scheme \
+                 chooses among gateways into the destination group)",
+            ),
             TableScheme::DimensionOrder => Some(
                 "a torus, mesh, express mesh or HyperX (dimension-order routing needs \
                  dimensions)",
@@ -186,8 +171,7 @@ impl MinimalTable {
         };
         if let Some(expected) = needs_groups {
             let fits = match scheme {
-                TableScheme::FishnetAdaptive => topology.family().starts_with("fishnet"),
-                TableScheme::DimensionOrder => topology.family() == "express_mesh",
+                TableScheme::DimensionOrder => matches!(topology.shape(), Shape::Grid(_)),
                 _ => hierarchy.is_some(),
             };
             if !fits {
@@ -198,33 +182,9 @@ impl MinimalTable {
                 ));
             }
         }
-        let distance = match &hierarchy {
-            Some(h) => h.router_distances(&neighbours),
-            None => flat_distances(&neighbours),
-        };
-        let endpoint_routers: Vec<u32> = (0..n)
-            .filter(|&r| {
-                (0..topology.ports_per_router())
-                    .any(|p| matches!(topology.peer(r, p), Peer::Endpoint(_)))
-            })
-            .collect();
-        let mut diameter = 0u8;
-        for &a in &endpoint_routers {
-            for &b in &endpoint_routers {
-                let d = distance[b as usize * routers + a as usize];
-                if d == u8::MAX {
-                    return Err(ConfigError::new(
-                        "topology",
-                        format!("routers {a} and {b}"),
-                        "a connected network: these endpoint routers have no path between them",
-                    ));
-                }
-                diameter = diameter.max(d);
-            }
-        }
         let (plan, class_count) = match (&hierarchy, scheme) {
             // Paths follow hops, whatever the topology.
-            (_, TableScheme::Source) => (ClassPlan::Hops, u32::from(diameter)),
+            (_, TableScheme::Source) => (ClassPlan::Hops, u32::from(distances.diameter())),
             (None, TableScheme::DimensionOrder) => (
                 ClassPlan::DimensionHops,
                 longest_line(&neighbours, &port_classes),
@@ -246,19 +206,11 @@ impl MinimalTable {
                 let total: u32 = len.iter().map(|&l| u32::from(l)).sum();
                 (ClassPlan::Phases { start, len }, total)
             }
-            (None, TableScheme::Minimal { .. }) => (ClassPlan::Hops, u32::from(diameter)),
-            // Any router may be the intermediate: twice the largest router distance.
-            (None, _) => (
-                ClassPlan::Hops,
-                2 * u32::from(
-                    distance
-                        .iter()
-                        .copied()
-                        .filter(|&d| d != u8::MAX)
-                        .max()
-                        .unwrap_or(0),
-                ),
-            ),
+            (None, TableScheme::Minimal { .. }) => {
+                (ClassPlan::Hops, u32::from(distances.diameter()))
+            }
+            // Any router with endpoints may be the intermediate: twice the diameter.
+            (None, _) => (ClassPlan::Hops, 2 * u32::from(distances.diameter())),
         };
         let classes = class_count.max(1);
         if vcs < classes {
@@ -296,11 +248,11 @@ impl MinimalTable {
         Ok(MinimalTable {
             scheme,
             routers,
-            distance,
+            endpoint_routers,
             neighbours,
             classes: port_classes,
             all_vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
-            hierarchy,
+            distances,
             plan,
             class_vcs,
             vc_class,
@@ -377,24 +329,6 @@ fn share_vcs(classes: u32, vcs: u32) -> (Vec<u32>, Vec<u8>) {
     (class_vcs, vc_class)
 }
 
-/// All-pairs breadth-first distances, `table[d * n + r]`, one thread per share of the rows.
-fn flat_distances(neighbours: &[Vec<(u16, u32)>]) -> Vec<u8> {
-    let routers = neighbours.len();
-    let mut distance = vec![u8::MAX; routers * routers];
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let rows_per = routers.div_ceil(threads).max(1);
-    std::thread::scope(|s| {
-        for (chunk, rows) in distance.chunks_mut(rows_per * routers.max(1)).enumerate() {
-            s.spawn(move || {
-                for (i, row) in rows.chunks_mut(routers).enumerate() {
-                    bfs_row(neighbours, chunk * rows_per + i, row);
-                }
-            });
-        }
-    });
-    distance
-}
-
 /// The most hops a minimal route takes inside one dimension (link class): the largest
 /// distance over the links of one class alone, from every router of router 0's lines.
 fn longest_line(neighbours: &[Vec<(u16, u32)>], classes: &[Vec<u16>]) -> u32 {
@@ -430,27 +364,6 @@ fn longest_line(neighbours: &[Vec<(u16, u32)>], classes: &[Vec<u16>]) -> u32 {
         }
     }
     longest
-}
-
-/// Breadth-first distances from `src` into `row` (u8::MAX where unreachable).
-fn bfs_row(neighbours: &[Vec<(u16, u32)>], src: usize, row: &mut [u8]) {
-    row[src] = 0;
-    let mut frontier = vec![src as u32];
-    let mut next = Vec::new();
-    let mut d = 0u8;
-    while !frontier.is_empty() && d < u8::MAX - 1 {
-        d += 1;
-        for &r in &frontier {
-            for &(_, nb) in &neighbours[r as usize] {
-                if row[nb as usize] == u8::MAX {
-                    row[nb as usize] = d;
-                    next.push(nb);
-                }
-            }
-        }
-        std::mem::swap(&mut frontier, &mut next);
-        next.clear();
-    }
 }
 
 /// How an oblivious route picks one of `options` ports one hop closer.
@@ -496,12 +409,12 @@ struct Position {
 }
 
 impl MinimalTable {
-    fn distance(&self, a: u32, b: u32) -> u8 {
-        self.distance[b as usize * self.routers + a as usize]
+    fn hierarchy(&self) -> Option<&GroupDistances> {
+        self.distances.groups()
     }
 
     fn group(&self, router: u32) -> Option<u32> {
-        self.hierarchy.as_ref().map(|h| h.group[router as usize])
+        self.hierarchy().map(|h| h.group[router as usize])
     }
 
     fn port_index(&self, router: u32, port: u16) -> Option<usize> {
@@ -582,28 +495,28 @@ impl MinimalTable {
 
     /// Hops left from `router` to `target`.
     fn hops_to(&self, router: u32, target: Target) -> u8 {
-        match (&self.hierarchy, target) {
-            (_, Target::Router(d)) => self.distance(router, d),
-            (Some(h), Target::Group(g)) => h.hops(router, g),
+        match (self.hierarchy(), target) {
+            (_, Target::Router(d)) => self.distances.hops(router, d),
+            (Some(h), Target::Group(g)) => h.hops_to_group(router, g),
             (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
         }
     }
 
     /// Whether a hop from `router` to `nb` brings a packet one hop closer to `target`.
     fn closer(&self, router: u32, nb: u32, target: Target) -> bool {
-        match (&self.hierarchy, target) {
-            (None, Target::Router(d)) => self.distance(nb, d) + 1 == self.distance(router, d),
+        match (self.hierarchy(), target) {
+            (None, Target::Router(d)) => self.distances.closer(router, nb, d),
             (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
             (Some(h), Target::Router(d)) => {
                 let g = h.group[nb as usize];
                 (g == h.group[router as usize] || g == h.group[d as usize])
-                    && self.distance(nb, d).saturating_add(1) == self.distance(router, d)
+                    && h.hops(nb, d).saturating_add(1) == h.hops(router, d)
             }
             (Some(h), Target::Group(g)) => {
                 let nb_group = h.group[nb as usize];
                 nb_group == g
                     || (nb_group == h.group[router as usize]
-                        && h.hops(nb, g).saturating_add(1) == h.hops(router, g))
+                        && h.hops_to_group(nb, g).saturating_add(1) == h.hops_to_group(router, g))
             }
         }
     }
@@ -668,14 +581,14 @@ impl MinimalTable {
         if q.router == q.dst_router {
             return None;
         }
-        match &self.hierarchy {
+        match self.hierarchy() {
             Some(h) => {
                 let via = q.random % h.groups;
                 let (src_g, dst_g) = (h.group[q.router as usize], h.group[q.dst_router as usize]);
                 (via != src_g && via != dst_g).then_some((via, Target::Group(via)))
             }
             None => {
-                let via = q.random % self.routers as u32;
+                let via = self.endpoint_routers[q.random as usize % self.endpoint_routers.len()];
                 (via != q.router && via != q.dst_router).then_some((via, Target::Router(via)))
             }
         }
@@ -685,7 +598,7 @@ impl MinimalTable {
     /// whose gateway is at most one local hop away.
     fn near_intermediate(&self, q: &RouteQuery, h: &GroupDistances) -> Option<u32> {
         let (src_g, dst_g) = (h.group[q.router as usize], h.group[q.dst_router as usize]);
-        let near = |g: &u32| *g != src_g && *g != dst_g && h.hops(q.router, *g) <= 2;
+        let near = |g: &u32| *g != src_g && *g != dst_g && h.hops_to_group(q.router, *g) <= 2;
         let count = (0..h.groups).filter(near).count() as u32;
         (count > 0).then(|| {
             (0..h.groups)
@@ -696,7 +609,7 @@ impl MinimalTable {
     }
 
     fn reached(&self, router: u32, via: u32) -> bool {
-        match &self.hierarchy {
+        match self.hierarchy() {
             Some(h) => h.group[router as usize] == via,
             None => router == via,
         }
@@ -764,7 +677,7 @@ impl MinimalTable {
         if h.group[q.router as usize] == dst_g {
             return None;
         }
-        if h.hops(q.router, dst_g) > 2 {
+        if h.hops_to_group(q.router, dst_g) > 2 {
             return self
                 .near_intermediate(q, h)
                 .map(|via| RouteState { phase: 0, via });
@@ -775,14 +688,14 @@ impl MinimalTable {
         };
         for &(port, nb) in &self.neighbours[q.router as usize] {
             let nb_g = h.group[nb as usize];
-            let through_gateway =
-                nb_g == dst_g || (nb_g == h.group[q.router as usize] && h.hops(nb, dst_g) == 1);
+            let through_gateway = nb_g == dst_g
+                || (nb_g == h.group[q.router as usize] && h.hops_to_group(nb, dst_g) == 1);
             if through_gateway && out.as_slice().len() < Candidates::CAPACITY {
                 out.push(Candidate {
                     port,
                     vc_mask: self.hop_vcs(at, q.router, port, nb),
                     next: minimal,
-                    hops: self.distance(nb, q.dst_router).saturating_add(1),
+                    hops: h.hops(nb, q.dst_router).saturating_add(1),
                 });
             }
         }
@@ -857,7 +770,7 @@ impl RoutingFunction for MinimalTable {
                 state = minimal(FINAL);
             }
             TableScheme::FishnetAdaptive if q.injected => {
-                let h = self.hierarchy.as_ref().expect("checked at build");
+                let h = self.hierarchy().expect("checked at build");
                 match self.fishnet_source(at, q, h, out) {
                     Some(s) if s.via == NO_VIA => return,
                     Some(s) => state = s,
@@ -869,7 +782,7 @@ impl RoutingFunction for MinimalTable {
         if state.via != NO_VIA && self.reached(q.router, state.via) {
             state = minimal(FINAL);
         }
-        let target = match (&self.hierarchy, state.via) {
+        let target = match (self.hierarchy(), state.via) {
             (_, NO_VIA) => Target::Router(q.dst_router),
             (Some(_), via) => Target::Group(via),
             (None, via) => Target::Router(via),

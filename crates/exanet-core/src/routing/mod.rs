@@ -2,14 +2,14 @@
 //! router; a selection policy picks one using only what a router knows (its credit counts).
 
 pub mod cdg;
+pub mod distance;
 mod dor;
 mod escape;
-mod groups;
 mod minimal;
 
 pub use dor::DimensionOrder;
 pub use escape::EscapeAdaptive;
-pub use minimal::{MinimalTable, TableScheme, HIERARCHICAL};
+pub use minimal::{MinimalTable, TableScheme};
 
 use crate::config::{Escape, RoutingConfig, Selection};
 use crate::error::ConfigError;
@@ -257,8 +257,9 @@ pub fn build(
         ));
     }
     match config {
-        // Express meshes and HyperX have dimensions but no arithmetic coordinates.
-        RoutingConfig::Dor { .. } if topology.family() == "express_mesh" => Ok(Box::new(
+        // Grids other than tori and meshes (express meshes, HyperX) route dimension by
+        // dimension along their lines.
+        RoutingConfig::Dor { .. } if topology.coordinates().is_none() => Ok(Box::new(
             MinimalTable::new(topology, vcs, TableScheme::DimensionOrder, threshold)?,
         )),
         RoutingConfig::Dor { allow_unsafe } => {

@@ -11,6 +11,7 @@
 use super::edges::{EdgeList, Link};
 use super::graphs::MAX_LINKS;
 use super::port_graph::{Layout, PortGraph};
+use super::Shape;
 use crate::error::ConfigError;
 
 /// Which global port of a group leads to which peer group (Camarero et al.'s arrangements).
@@ -332,11 +333,7 @@ pub fn dragonfly(params: DragonflyParams) -> Result<PortGraph, ConfigError> {
             _ => format!("g{grp}.r{local}"),
         }
     });
-    if let GroupShape::FatTree { leaves, .. } = shape {
-        layout.level = (0..routers)
-            .map(|r| u8::from(r % per_group >= leaves))
-            .collect();
-    }
+    layout.shape = Shape::Groups;
     PortGraph::new(edges, endpoints, layout)
 }
 

@@ -5,6 +5,7 @@
 use super::edges::{EdgeList, Link};
 use super::graphs::MAX_LINKS;
 use super::port_graph::{Layout, PortGraph};
+use super::{Grid, Shape};
 use crate::error::ConfigError;
 
 /// Whether positions at distance `d` (> 0) of one dimension are linked.
@@ -198,6 +199,11 @@ pub fn express_mesh(dims: &[u32], gap: u32, concentration: u32) -> Result<PortGr
         format!("({})", coords.join(","))
     });
     layout.diameter = Some(diameter);
+    layout.shape = Shape::Grid(Grid {
+        dims: dims.to_vec(),
+        gap,
+        wrap: false,
+    });
     layout.average_endpoint_distance = Some(average_endpoint_distance);
     PortGraph::new(edges, vec![concentration; routers as usize], layout)
 }

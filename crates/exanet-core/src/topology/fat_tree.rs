@@ -8,6 +8,7 @@
 use super::edges::EdgeList;
 use super::graphs::MAX_LINKS;
 use super::port_graph::{Layout, PortGraph};
+use super::Shape;
 use crate::error::ConfigError;
 
 /// What a user says about a fat-tree.
@@ -189,7 +190,7 @@ pub fn fat_tree(params: FatTreeParams) -> Result<PortGraph, ConfigError> {
             format!("pod{}.L{l}.{r}", label_groups[r as usize])
         }
     });
-    layout.level = level;
+    layout.shape = Shape::Levels(level);
     // Leaves of different pods meet only at the top.
     layout.diameter = Some(2 * (params.levels - 1));
     PortGraph::new(b.edges, b.endpoints, layout)

@@ -16,6 +16,9 @@ pub use fat_tree::{fat_tree, FatTreeParams};
 pub use port_graph::{Layout, PortGraph};
 pub use torus::Torus;
 
+mod shape;
+pub use shape::{Grid, Shape};
+
 use crate::config::{BaseGraph, CustomGraph, TopologyConfig};
 use crate::error::ConfigError;
 
@@ -68,6 +71,10 @@ pub trait Topology: Send + Sync {
     fn coordinates(&self) -> Option<&Torus> {
         None
     }
+    /// The structure routing computes distances from instead of an all-pairs table.
+    fn shape(&self) -> Shape {
+        Shape::Graph
+    }
 }
 
 /// Builds the topology a config describes, or says why it cannot exist.
@@ -77,6 +84,14 @@ pub fn build(config: &TopologyConfig) -> Result<Box<dyn Topology>, ConfigError> 
         let endpoints = uniform(&edges, p);
         let mut layout = Layout::new(family, |r| format!("r{r}"));
         layout.diameter = diameter;
+        Ok(Box::new(PortGraph::new(edges, endpoints, layout)?) as Box<dyn Topology>)
+    };
+    // Fishnets: subnets joined by global links, routed hierarchically.
+    let subnets = |family: &'static str, edges: edges::EdgeList, p: u32, diameter: u32| {
+        let endpoints = uniform(&edges, p);
+        let mut layout = Layout::new(family, |r| format!("r{r}"));
+        layout.diameter = Some(diameter);
+        layout.shape = Shape::Groups;
         Ok(Box::new(PortGraph::new(edges, endpoints, layout)?) as Box<dyn Topology>)
     };
     match config {
@@ -155,17 +170,17 @@ pub fn build(config: &TopologyConfig) -> Result<Box<dyn Topology>, ConfigError> 
             *p,
             None,
         ),
-        TopologyConfig::Fishnet { base, p } => graph(
+        TopologyConfig::Fishnet { base, p } => subnets(
             "fishnet",
             graphs::fishnet(&base_graph(base)?, false)?,
             *p,
-            Some(4),
+            4,
         ),
-        TopologyConfig::FishnetLite { base, p } => graph(
+        TopologyConfig::FishnetLite { base, p } => subnets(
             "fishnet_lite",
             graphs::fishnet(&base_graph(base)?, true)?,
             *p,
-            Some(5),
+            5,
         ),
         TopologyConfig::ExpressMesh {
             dims,

@@ -4,7 +4,7 @@
 //! port: a 100,000-endpoint dragonfly costs a few megabytes.
 
 use super::edges::EdgeList;
-use super::{Peer, Topology};
+use super::{Peer, Shape, Topology};
 use crate::error::ConfigError;
 
 /// What a network port leads to.
@@ -21,8 +21,8 @@ pub struct Layout {
     pub family: &'static str,
     /// Human label of a router ("g3.r5", "L2.17").
     pub label: Box<dyn Fn(u32) -> String + Send + Sync>,
-    /// Tree level of every router (fat-tree families); empty elsewhere.
-    pub level: Vec<u8>,
+    /// What routing computes distances from.
+    pub shape: Shape,
     /// Closed forms the family knows (otherwise analysis measures them).
     pub diameter: Option<u32>,
     pub average_endpoint_distance: Option<f64>,
@@ -37,7 +37,7 @@ impl Layout {
         Layout {
             family,
             label: Box::new(label),
-            level: Vec::new(),
+            shape: Shape::Graph,
             diameter: None,
             average_endpoint_distance: None,
         }
@@ -169,11 +169,6 @@ impl PortGraph {
     pub fn family(&self) -> &'static str {
         self.layout.family
     }
-
-    /// Tree level of every router (empty for families without levels).
-    pub fn levels(&self) -> &[u8] {
-        &self.layout.level
-    }
 }
 
 impl Topology for PortGraph {
@@ -236,6 +231,10 @@ impl Topology for PortGraph {
 
     fn router_label(&self, router: u32) -> String {
         (self.layout.label)(router)
+    }
+
+    fn shape(&self) -> Shape {
+        self.layout.shape.clone()
     }
 
     fn group(&self, router: u32) -> Option<u32> {

@@ -3,7 +3,7 @@
 
 use strength_reduce::StrengthReducedU32;
 
-use super::{Peer, Topology};
+use super::{Grid, Peer, Shape, Topology};
 use crate::error::ConfigError;
 
 /// Router ports: `2d` goes up dimension `d`, `2d+1` goes down; then `concentration` endpoint ports.
@@ -263,6 +263,14 @@ impl Topology for Torus {
 
     fn known_average_endpoint_distance(&self) -> Option<f64> {
         Some(self.average_endpoint_distance())
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Grid(Grid {
+            dims: self.dims.clone(),
+            gap: u32::MAX,
+            wrap: self.wrap,
+        })
     }
 
     fn coordinates(&self) -> Option<&Torus> {

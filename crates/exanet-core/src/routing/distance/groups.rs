@@ -1,0 +1,226 @@
+//! Hop distances on hierarchical topologies (dragonflies, Fishnets), where the literature's
+//! minimal route crosses at most one global link: local hops to a router with a link into the
+//! destination group, that link, then local hops inside it. Held per group, never per router
+//! pair: the local distances inside each group, and the global links of each pair of groups.
+
+use super::{disconnected, Distances};
+use crate::error::ConfigError;
+
+pub struct GroupDistances {
+    pub group: Vec<u32>,
+    pub groups: u32,
+    /// Position of every router in its group, and hop distances inside a group using its local
+    /// links only: `local[r * widest + position(s)]` for r, s of one group.
+    position: Vec<u32>,
+    widest: usize,
+    local: Vec<u8>,
+    /// Global links (x, y), x in group A and y in group B, at
+    /// `links[pair_start[A * groups + B]..pair_start[A * groups + B + 1]]`.
+    pair_start: Vec<u32>,
+    links: Vec<(u32, u32)>,
+    /// Routers with endpoints, by group.
+    endpoint_routers: Vec<Vec<u32>>,
+}
+
+impl GroupDistances {
+    /// `neighbours[r]`: (port, neighbour) of every network port of router r. Fails (naming
+    /// `key` when too large) if a group is split or two groups with endpoints have no link.
+    pub fn new(
+        group: Vec<u32>,
+        neighbours: &[Vec<(u16, u32)>],
+        endpoint_routers: &[u32],
+        key: &str,
+    ) -> Result<Self, ConfigError> {
+        let n = group.len();
+        let groups = group.iter().copied().max().map_or(0, |g| g + 1);
+        let g = groups as usize;
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); g];
+        for (r, &gr) in group.iter().enumerate() {
+            members[gr as usize].push(r as u32);
+        }
+        let widest = members.iter().map(Vec::len).max().unwrap_or(0);
+        let global_links = neighbours
+            .iter()
+            .enumerate()
+            .flat_map(|(x, ports)| ports.iter().map(move |&(_, y)| (x, y)))
+            .filter(|&(x, y)| group[x] != group[y as usize])
+            .count();
+        let mut need = crate::memory::Footprint::new();
+        need.add("local distances", (n * widest) as u64, 1)
+            .add("group pairs", (g * g) as u64 + 1, 4)
+            .add("global links", global_links as u64, 8);
+        need.check(key, format!("{n} routers in {g} groups"))?;
+
+        let mut position = vec![0u32; n];
+        for routers in &members {
+            for (i, &r) in routers.iter().enumerate() {
+                position[r as usize] = i as u32;
+            }
+        }
+        let mut local = vec![u8::MAX; n * widest];
+        let mut frontier = Vec::new();
+        let mut next = Vec::new();
+        for r in 0..n {
+            let row = &mut local[r * widest..(r + 1) * widest];
+            row[position[r] as usize] = 0;
+            frontier.clear();
+            frontier.push(r as u32);
+            let mut d = 0u8;
+            while !frontier.is_empty() && d < u8::MAX - 1 {
+                d += 1;
+                next.clear();
+                for &x in &frontier {
+                    for &(_, nb) in &neighbours[x as usize] {
+                        if group[nb as usize] == group[r]
+                            && row[position[nb as usize] as usize] == u8::MAX
+                        {
+                            row[position[nb as usize] as usize] = d;
+                            next.push(nb);
+                        }
+                    }
+                }
+                std::mem::swap(&mut frontier, &mut next);
+            }
+        }
+
+        let mut links: Vec<(u32, u32, u32)> = Vec::with_capacity(global_links);
+        for (x, ports) in neighbours.iter().enumerate() {
+            for &(_, y) in ports {
+                let (a, b) = (group[x], group[y as usize]);
+                if a != b {
+                    links.push((a * groups + b, x as u32, y));
+                }
+            }
+        }
+        links.sort_unstable();
+        let mut pair_start = vec![0u32; g * g + 1];
+        for &(pair, _, _) in &links {
+            pair_start[pair as usize + 1] += 1;
+        }
+        for i in 0..g * g {
+            pair_start[i + 1] += pair_start[i];
+        }
+        let mut by_group: Vec<Vec<u32>> = vec![Vec::new(); g];
+        for &r in endpoint_routers {
+            by_group[group[r as usize] as usize].push(r);
+        }
+        let distances = GroupDistances {
+            group,
+            groups,
+            position,
+            widest,
+            local,
+            pair_start,
+            links: links.into_iter().map(|(_, x, y)| (x, y)).collect(),
+            endpoint_routers: by_group,
+        };
+        distances.check_connected(&members)?;
+        Ok(distances)
+    }
+
+    /// Every group is connected by its local links, and every two groups with endpoints have
+    /// a global link.
+    fn check_connected(&self, members: &[Vec<u32>]) -> Result<(), ConfigError> {
+        for routers in members {
+            for &a in routers {
+                if let Some(&b) = routers.iter().find(|&&b| self.local(a, b) == u8::MAX) {
+                    return Err(disconnected(a, b));
+                }
+            }
+        }
+        let with_endpoints: Vec<usize> = (0..self.groups as usize)
+            .filter(|&g| !self.endpoint_routers[g].is_empty())
+            .collect();
+        for &a in &with_endpoints {
+            for &b in &with_endpoints {
+                if a != b && self.pair(a as u32, b as u32).is_empty() {
+                    return Err(disconnected(
+                        self.endpoint_routers[a][0],
+                        self.endpoint_routers[b][0],
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The global links from group `a` into group `b`.
+    fn pair(&self, a: u32, b: u32) -> &[(u32, u32)] {
+        let i = (a * self.groups + b) as usize;
+        &self.links[self.pair_start[i] as usize..self.pair_start[i + 1] as usize]
+    }
+
+    /// Local hops between two routers of one group.
+    pub fn local(&self, a: u32, b: u32) -> u8 {
+        self.local[a as usize * self.widest + self.position[b as usize] as usize]
+    }
+
+    /// The largest local distance inside any group.
+    pub fn local_diameter(&self) -> u8 {
+        self.local
+            .iter()
+            .copied()
+            .filter(|&d| d != u8::MAX)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Local hops from `router` to a router of its group with a global link into `group`, plus
+    /// that link (0 inside `group`; u8::MAX when its group has no link into `group`).
+    pub fn hops_to_group(&self, router: u32, group: u32) -> u8 {
+        let own = self.group[router as usize];
+        if own == group {
+            return 0;
+        }
+        self.pair(own, group)
+            .iter()
+            .map(|&(x, _)| self.local(router, x).saturating_add(1))
+            .min()
+            .unwrap_or(u8::MAX)
+    }
+}
+
+impl Distances for GroupDistances {
+    /// Local hops inside one group; between groups, the fewest local hops to a global link into
+    /// the destination's group, that link, and local hops there.
+    fn hops(&self, from: u32, to: u32) -> u8 {
+        let (a, b) = (self.group[from as usize], self.group[to as usize]);
+        if a == b {
+            return self.local(from, to);
+        }
+        self.pair(a, b)
+            .iter()
+            .map(|&(x, y)| {
+                self.local(from, x)
+                    .saturating_add(1)
+                    .saturating_add(self.local(y, to))
+            })
+            .min()
+            .unwrap_or(u8::MAX)
+    }
+
+    fn diameter(&self) -> u8 {
+        let mut largest = 0;
+        for (a, from) in self.endpoint_routers.iter().enumerate() {
+            for (b, to) in self.endpoint_routers.iter().enumerate() {
+                for &r in from {
+                    for &d in to {
+                        if a != b || r != d {
+                            largest = largest.max(self.hops(r, d));
+                        }
+                    }
+                }
+            }
+        }
+        largest
+    }
+
+    fn groups(&self) -> Option<&GroupDistances> {
+        Some(self)
+    }
+
+    fn bytes(&self) -> u64 {
+        (self.group.len() * 8 + self.local.len() + self.pair_start.len() * 4 + self.links.len() * 8)
+            as u64
+    }
+}
