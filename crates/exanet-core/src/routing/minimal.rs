@@ -20,7 +20,7 @@
 //!
 //! Spare VCs are shared out among the classes, so every VC is used.
 
-use super::distance::{self, Distances, GroupDistances};
+use super::distance::{self, Distances, GroupDistances, Metric};
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
 use crate::config::Selection;
 use crate::error::ConfigError;
@@ -98,7 +98,7 @@ pub struct MinimalTable {
     scheme: TableScheme,
     routers: usize,
     /// Hops toward routers with endpoints (hierarchical on families with groups).
-    distances: Box<dyn Distances>,
+    distances: Metric,
     /// Routers with endpoints: Valiant's intermediates on topologies without groups.
     endpoint_routers: Vec<u32>,
     /// Network ports of each router, by port: (port, neighbour).
@@ -155,6 +155,7 @@ impl MinimalTable {
             .collect();
         let distances = distance::build(topology, &neighbours, &endpoint_routers, "routing.kind")?;
         let hierarchy = distances.groups();
+        let flat = distances.distances();
         let needs_groups = match scheme {
             TableScheme::Par => {
                 Some("a dragonfly or Fishnet (PAR diverts inside the source group)")
@@ -184,7 +185,7 @@ impl MinimalTable {
         }
         let (plan, class_count) = match (&hierarchy, scheme) {
             // Paths follow hops, whatever the topology.
-            (_, TableScheme::Source) => (ClassPlan::Hops, u32::from(distances.diameter())),
+            (_, TableScheme::Source) => (ClassPlan::Hops, u32::from(flat.diameter())),
             (None, TableScheme::DimensionOrder) => (
                 ClassPlan::DimensionHops,
                 longest_line(&neighbours, &port_classes),
@@ -206,11 +207,9 @@ impl MinimalTable {
                 let total: u32 = len.iter().map(|&l| u32::from(l)).sum();
                 (ClassPlan::Phases { start, len }, total)
             }
-            (None, TableScheme::Minimal { .. }) => {
-                (ClassPlan::Hops, u32::from(distances.diameter()))
-            }
+            (None, TableScheme::Minimal { .. }) => (ClassPlan::Hops, u32::from(flat.diameter())),
             // Any router with endpoints may be the intermediate: twice the diameter.
-            (None, _) => (ClassPlan::Hops, 2 * u32::from(distances.diameter())),
+            (None, _) => (ClassPlan::Hops, 2 * u32::from(flat.diameter())),
         };
         let classes = class_count.max(1);
         if vcs < classes {
@@ -366,6 +365,12 @@ fn longest_line(neighbours: &[Vec<(u16, u32)>], classes: &[Vec<u16>]) -> u32 {
     longest
 }
 
+thread_local! {
+    /// The ports one hop closer, gathered once per routing decision (a router may have more
+    /// than a candidate list holds).
+    static CLOSER_PORTS: std::cell::RefCell<Vec<(u16, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// How an oblivious route picks one of `options` ports one hop closer.
 #[derive(Clone, Copy)]
 enum Pick {
@@ -496,41 +501,52 @@ impl MinimalTable {
     /// Hops left from `router` to `target`.
     fn hops_to(&self, router: u32, target: Target) -> u8 {
         match (self.hierarchy(), target) {
-            (_, Target::Router(d)) => self.distances.hops(router, d),
+            (_, Target::Router(d)) => self.distances.distances().hops(router, d),
             (Some(h), Target::Group(g)) => h.hops_to_group(router, g),
             (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
         }
     }
 
-    /// Whether a hop from `router` to `nb` brings a packet one hop closer to `target`.
-    fn closer(&self, router: u32, nb: u32, target: Target) -> bool {
-        match (self.hierarchy(), target) {
-            (None, Target::Router(d)) => self.distances.closer(router, nb, d),
+    /// Whether a hop from `router` to a neighbour brings a packet one hop closer to `target`:
+    /// where the router stands is found once (`here`: its hops to `target`, when known), each
+    /// neighbour is compared with it.
+    fn closer(&self, router: u32, target: Target, here: Option<u8>) -> impl Fn(u32) -> bool + '_ {
+        let hierarchy = self.hierarchy();
+        let own = self.group(router);
+        let want = match (hierarchy, target) {
+            (Some(_), _) => here
+                .unwrap_or_else(|| self.hops_to(router, target))
+                .wrapping_sub(1),
+            (None, Target::Router(d)) => self
+                .distances
+                .distances()
+                .one_closer(self.distances.distances().standing(router, d)),
             (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
+        };
+        move |nb: u32| match (hierarchy, target) {
+            (None, Target::Router(d)) => self.distances.distances().standing(nb, d) == want,
+            (None, Target::Group(_)) => false,
             (Some(h), Target::Router(d)) => {
                 let g = h.group[nb as usize];
-                (g == h.group[router as usize] || g == h.group[d as usize])
-                    && h.hops(nb, d).saturating_add(1) == h.hops(router, d)
+                (Some(g) == own || g == h.group[d as usize]) && h.hops(nb, d) == want
             }
             (Some(h), Target::Group(g)) => {
                 let nb_group = h.group[nb as usize];
-                nb_group == g
-                    || (nb_group == h.group[router as usize]
-                        && h.hops_to_group(nb, g).saturating_add(1) == h.hops_to_group(router, g))
+                nb_group == g || (Some(nb_group) == own && h.hops_to_group(nb, g) == want)
             }
         }
     }
 
     /// Pushes the ports one hop closer to `target`: the one `pick` names, then (`all`, adaptive)
     /// the others, so that among equally free ports an adaptive router takes the oblivious
-    /// choice.
+    /// choice. The candidates carry `hops` (None: the hops to `target`).
     #[allow(clippy::too_many_arguments)]
     fn toward(
         &self,
         at: Position,
         router: u32,
         target: Target,
-        (next, hops): (RouteState, u8),
+        (next, hops): (RouteState, Option<u8>),
         pick: Pick,
         all: bool,
         limit: usize,
@@ -542,37 +558,45 @@ impl MinimalTable {
         let start = match target {
             Target::Router(t) | Target::Group(t) => (t as usize).wrapping_mul(0x9e37_79b9),
         } % ports.len().max(1);
-        let closer = |&&(_, nb): &&(u16, u32)| self.closer(router, nb, target);
-        // Dimension order: only the lowest dimension (link class) that still differs.
-        let dimension = (self.scheme == TableScheme::DimensionOrder)
-            .then(|| {
-                ports
+        // Hops to the target: the candidates' unless given, and the router's standing on
+        // topologies with groups.
+        let here =
+            (hops.is_none() || self.hierarchy().is_some()).then(|| self.hops_to(router, target));
+        let hops = hops.or(here).expect("computed when not given");
+        let is_closer = self.closer(router, target, here);
+        CLOSER_PORTS.with_borrow_mut(|options| {
+            // Each port is judged once, in the rotated order.
+            options.clear();
+            options.extend(
+                ports[start..]
                     .iter()
-                    .filter(closer)
+                    .chain(&ports[..start])
+                    .filter(|&&(_, nb)| is_closer(nb)),
+            );
+            // Dimension order: only the lowest dimension (link class) that still differs.
+            if self.scheme == TableScheme::DimensionOrder {
+                let lowest = options
+                    .iter()
                     .filter_map(|&(p, _)| self.port_class(router, p))
-                    .min()
-            })
-            .flatten();
-        let options = ports[start..]
-            .iter()
-            .chain(&ports[..start])
-            .filter(closer)
-            .filter(move |&&(p, _)| dimension.is_none() || self.port_class(router, p) == dimension);
-        let count = options.clone().count();
-        let picked = pick.index(count);
-        let first = out.as_slice().len();
-        let taken = if all { count } else { 1 };
-        for &(port, nb) in options.cycle().skip(picked).take(taken) {
-            out.push(Candidate {
-                port,
-                vc_mask: self.hop_vcs(at, router, port, nb),
-                next,
-                hops,
-            });
-            if out.as_slice().len() - first == limit {
-                return;
+                    .min();
+                options.retain(|&(p, _)| self.port_class(router, p) == lowest);
             }
-        }
+            let count = options.len();
+            let picked = pick.index(count);
+            let first = out.as_slice().len();
+            let taken = if all { count } else { 1 };
+            for &(port, nb) in options.iter().cycle().skip(picked).take(taken) {
+                out.push(Candidate {
+                    port,
+                    vc_mask: self.hop_vcs(at, router, port, nb),
+                    next,
+                    hops,
+                });
+                if out.as_slice().len() - first == limit {
+                    return;
+                }
+            }
+        });
     }
 
     /// Valiant's intermediate for a packet at its source: a router, or a group on hierarchical
@@ -633,7 +657,7 @@ impl MinimalTable {
             at,
             q.router,
             dst,
-            (minimal, minimal_hops),
+            (minimal, Some(minimal_hops)),
             spread,
             true,
             half,
@@ -648,7 +672,7 @@ impl MinimalTable {
             at,
             q.router,
             via_target,
-            (valiant, valiant_hops),
+            (valiant, Some(valiant_hops)),
             spread,
             true,
             half,
@@ -808,12 +832,11 @@ impl RoutingFunction for MinimalTable {
             | TableScheme::DimensionOrder => (by_destination, false),
             _ => (by_destination, true),
         };
-        let hops = self.hops_to(q.router, target);
         self.toward(
             at,
             q.router,
             target,
-            (state, hops),
+            (state, None),
             pick,
             all,
             Candidates::CAPACITY,

@@ -176,13 +176,15 @@ impl Distances for GraphDistances {
         hops
     }
 
-    fn closer(&self, from: u32, next: u32, to: u32) -> bool {
-        let row = self.row(to);
-        let (here, there) = (self.cell(row, from), self.cell(row, next));
+    fn standing(&self, router: u32, to: u32) -> u8 {
+        self.cell(self.row(to), router)
+    }
+
+    fn one_closer(&self, here: u8) -> u8 {
         if self.exact {
-            there + 1 == here
+            here.wrapping_sub(1)
         } else {
-            there == (here + 2) % 3
+            (here + 2) % 3
         }
     }
 

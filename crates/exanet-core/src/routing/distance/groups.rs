@@ -14,8 +14,9 @@ pub struct GroupDistances {
     position: Vec<u32>,
     widest: usize,
     local: Vec<u8>,
-    /// Global links (x, y), x in group A and y in group B, at
-    /// `links[pair_start[A * groups + B]..pair_start[A * groups + B + 1]]`.
+    /// Global links x -> y, x in group A and y in group B, at
+    /// `links[pair_start[A * groups + B]..pair_start[A * groups + B + 1]]`, as (position of x
+    /// in A, y): the two things distances through the link read.
     pair_start: Vec<u32>,
     links: Vec<(u32, u32)>,
     /// Routers with endpoints, by group.
@@ -107,11 +108,14 @@ impl GroupDistances {
         let distances = GroupDistances {
             group,
             groups,
-            position,
+            position: position.clone(),
             widest,
             local,
             pair_start,
-            links: links.into_iter().map(|(_, x, y)| (x, y)).collect(),
+            links: links
+                .into_iter()
+                .map(|(_, x, y)| (position[x as usize], y))
+                .collect(),
             endpoint_routers: by_group,
         };
         distances.check_connected(&members)?;
@@ -150,6 +154,12 @@ impl GroupDistances {
         &self.links[self.pair_start[i] as usize..self.pair_start[i + 1] as usize]
     }
 
+    /// Local hops from `router` to the routers of its group, by position.
+    fn row(&self, router: u32) -> &[u8] {
+        let r = router as usize;
+        &self.local[r * self.widest..(r + 1) * self.widest]
+    }
+
     /// Local hops between two routers of one group.
     pub fn local(&self, a: u32, b: u32) -> u8 {
         self.local[a as usize * self.widest + self.position[b as usize] as usize]
@@ -172,9 +182,10 @@ impl GroupDistances {
         if own == group {
             return 0;
         }
+        let row = self.row(router);
         self.pair(own, group)
             .iter()
-            .map(|&(x, _)| self.local(router, x).saturating_add(1))
+            .map(|&(x, _)| row[x as usize].saturating_add(1))
             .min()
             .unwrap_or(u8::MAX)
     }
@@ -183,17 +194,19 @@ impl GroupDistances {
 impl Distances for GroupDistances {
     /// Local hops inside one group; between groups, the fewest local hops to a global link into
     /// the destination's group, that link, and local hops there.
+    #[inline]
     fn hops(&self, from: u32, to: u32) -> u8 {
         let (a, b) = (self.group[from as usize], self.group[to as usize]);
         if a == b {
             return self.local(from, to);
         }
+        let (row, at) = (self.row(from), self.position[to as usize] as usize);
         self.pair(a, b)
             .iter()
             .map(|&(x, y)| {
-                self.local(from, x)
+                row[x as usize]
                     .saturating_add(1)
-                    .saturating_add(self.local(y, to))
+                    .saturating_add(self.row(y)[at])
             })
             .min()
             .unwrap_or(u8::MAX)
@@ -213,10 +226,6 @@ impl Distances for GroupDistances {
             }
         }
         largest
-    }
-
-    fn groups(&self) -> Option<&GroupDistances> {
-        Some(self)
     }
 
     fn bytes(&self) -> u64 {

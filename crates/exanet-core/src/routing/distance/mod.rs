@@ -20,22 +20,47 @@ pub trait Distances: Send + Sync {
     /// (hierarchical routes on families with groups); u8::MAX where none exists.
     fn hops(&self, from: u32, to: u32) -> u8;
 
-    /// Whether the hop from `from` to its neighbour `next` brings a packet one hop closer to
-    /// `to`.
-    fn closer(&self, from: u32, next: u32, to: u32) -> bool {
-        self.hops(next, to).saturating_add(1) == self.hops(from, to)
+    /// Where `router` stands toward `to`, for comparing neighbours: its hops, or what
+    /// [`Distances::one_closer`] can compare.
+    fn standing(&self, router: u32, to: u32) -> u8 {
+        self.hops(router, to)
+    }
+
+    /// The standing of a neighbour one hop closer than a router standing at `here`.
+    fn one_closer(&self, here: u8) -> u8 {
+        here.wrapping_sub(1)
     }
 
     /// The largest `hops` between two routers with endpoints.
     fn diameter(&self) -> u8;
 
-    /// The groups, on families routed through them.
-    fn groups(&self) -> Option<&GroupDistances> {
-        None
-    }
-
     /// Bytes held, for the record of routing state per endpoint.
     fn bytes(&self) -> u64;
+}
+
+/// Distances on a topology: through its groups, or flat. Groups are kept apart so that routing
+/// reaches them without a virtual call on every hop.
+pub enum Metric {
+    Groups(GroupDistances),
+    Flat(Box<dyn Distances>),
+}
+
+impl Metric {
+    /// The groups, on families routed through them.
+    #[inline]
+    pub fn groups(&self) -> Option<&GroupDistances> {
+        match self {
+            Metric::Groups(groups) => Some(groups),
+            Metric::Flat(_) => None,
+        }
+    }
+
+    pub fn distances(&self) -> &dyn Distances {
+        match self {
+            Metric::Groups(groups) => groups,
+            Metric::Flat(flat) => flat.as_ref(),
+        }
+    }
 }
 
 /// The distances of `topology`, whose routers' network ports are `neighbours[r]` (port,
@@ -47,7 +72,7 @@ pub fn build(
     neighbours: &[Vec<(u16, u32)>],
     endpoint_routers: &[u32],
     key: &str,
-) -> Result<Box<dyn Distances>, ConfigError> {
+) -> Result<Metric, ConfigError> {
     let routers = topology.num_routers();
     Ok(match topology.shape() {
         Shape::Groups => {
@@ -58,20 +83,20 @@ pub fn build(
                         .expect("families with groups name every router's")
                 })
                 .collect();
-            Box::new(GroupDistances::new(
+            Metric::Groups(GroupDistances::new(
                 group,
                 neighbours,
                 endpoint_routers,
                 key,
             )?)
         }
-        Shape::Levels(level) => Box::new(tree::TreeDistances::new(level, neighbours)),
-        Shape::Grid(grid) => Box::new(grid::GridDistances::new(grid)),
-        Shape::Graph => Box::new(graph::GraphDistances::new(
+        Shape::Levels(level) => Metric::Flat(Box::new(tree::TreeDistances::new(level, neighbours))),
+        Shape::Grid(grid) => Metric::Flat(Box::new(grid::GridDistances::new(grid))),
+        Shape::Graph => Metric::Flat(Box::new(graph::GraphDistances::new(
             neighbours,
             endpoint_routers,
             key,
-        )?),
+        )?)),
     })
 }
 
