@@ -31,7 +31,7 @@ def _count(name: str, value: Any, least: int) -> int:
 def validate(config: ConfigSource) -> dict[str, Any]:
     """Check a config against its topology without simulating; returns the structural summary
     (routers, endpoints, network_links, ports_per_router, link_classes, diameter_hops,
-    average_distance_hops). Raises ConfigError."""
+    average_distance_hops, topology_state_bytes, routing_state_bytes). Raises ConfigError."""
     core = load(config).to_core()
     config_json = json.dumps(core)
     with core_errors(core):

@@ -31,6 +31,9 @@ pub struct Description {
     pub link_classes: Vec<String>,
     pub diameter_hops: u32,
     pub average_distance_hops: f64,
+    /// Bytes the topology's port tables and the routing's tables hold.
+    pub topology_state_bytes: u64,
+    pub routing_state_bytes: u64,
 }
 
 /// Checks a configuration (every combination, not just ranges) and describes its network.
@@ -55,6 +58,8 @@ pub fn describe(config: &Config) -> Result<Description, ConfigError> {
             analysis::distance_stats(&g, 20_000, 64, 1).diameter
         }),
         average_distance_hops: describe::average_endpoint_distance(topo),
+        topology_state_bytes: topo.state_bytes(),
+        routing_state_bytes: parts.routing.state_bytes(),
     })
 }
 

@@ -186,6 +186,8 @@ fn validate<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDi
         d.set_item("link_classes", info.link_classes)?;
         d.set_item("diameter_hops", info.diameter_hops)?;
         d.set_item("average_distance_hops", info.average_distance_hops)?;
+        d.set_item("topology_state_bytes", info.topology_state_bytes)?;
+        d.set_item("routing_state_bytes", info.routing_state_bytes)?;
         Ok(d)
     })
 }

@@ -736,6 +736,15 @@ impl RoutingFunction for MinimalTable {
         self.scheme == TableScheme::UgalG
     }
 
+    fn state_bytes(&self) -> u64 {
+        let lists = self.neighbours.len() * 2 * std::mem::size_of::<Vec<u8>>();
+        let ports: usize = self.neighbours.iter().map(Vec::len).sum();
+        let paths: usize = self.paths.iter().map(|p| p.len() * 4 + 24).sum();
+        self.distances.distances().bytes()
+            + (lists + ports * (8 + 2) + self.endpoint_routers.len() * 4 + paths) as u64
+            + (self.paths_by_pair.len() * 12) as u64
+    }
+
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         let at = self.position(q);
         let mut state = q.state;

@@ -149,6 +149,11 @@ pub trait RoutingFunction: Send + Sync {
     fn global_view(&self) -> bool {
         false
     }
+
+    /// Bytes of routing state held (tables, distances; arithmetic schemes hold almost none).
+    fn state_bytes(&self) -> u64 {
+        0
+    }
 }
 
 /// Picks a candidate from local state only. Ways of one length: the one whose best VC holds

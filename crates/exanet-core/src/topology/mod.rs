@@ -75,6 +75,10 @@ pub trait Topology: Send + Sync {
     fn shape(&self) -> Shape {
         Shape::Graph
     }
+    /// Bytes the topology holds (its port tables; arithmetic families hold almost none).
+    fn state_bytes(&self) -> u64 {
+        0
+    }
 }
 
 /// Builds the topology a config describes, or says why it cannot exist.

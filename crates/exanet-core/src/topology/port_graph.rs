@@ -237,6 +237,18 @@ impl Topology for PortGraph {
         self.layout.shape.clone()
     }
 
+    fn state_bytes(&self) -> u64 {
+        let shape = match &self.layout.shape {
+            Shape::Levels(level) => level.len(),
+            _ => 0,
+        };
+        (self.offsets.len() * 4
+            + self.entries.len() * std::mem::size_of::<PortEntry>()
+            + self.first_endpoint.len() * 4
+            + self.group.len() * 4
+            + shape) as u64
+    }
+
     fn group(&self, router: u32) -> Option<u32> {
         self.group.get(router as usize).copied()
     }
