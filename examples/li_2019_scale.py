@@ -1,19 +1,36 @@
 """001's systems at their own scale: the 100k-node Dragonfly, Slim Fly, 3- and 4-level fat-trees,
 Fishnet and Fishnet-lite of Li et al. (2019), each under minimal routing, UGAL-L and (on the
-Fishnets) the Fishnet-tailored adaptive scheme, with uniform random traffic at 30% load.
+systems with groups: the Dragonfly and the Fishnets) the Fishnet-tailored adaptive scheme, with
+two workloads:
+
+- uniform random traffic at 30% load, 1 us of warm-up and 2 us measured, no drain;
+- one MPI motif: an AllReduce over every endpoint of the system (one job, one rank per
+  endpoint, linear placement), by recursive doubling of a 256 B buffer. Recursive doubling is
+  MPICH's algorithm for small buffers: log2 p steps of one message per rank (p the largest power
+  of two <= the ranks, 2 more steps folding in the rest), so at 100k ranks it is 18 steps and
+  about 1.8 M single-packet messages, a few us of simulated time. Rabenseifner or a ring would
+  cut the buffer into 100k-th blocks (or take 200k steps) and only pay off for large buffers.
+  The NIC MTU is set to 256 B so the AllReduce's packets are the uniform runs' (256 B payload +
+  32 B header) and the default 2 KiB VC buffers hold them. Its figure of merit is the job
+  time, `jobs_completion_ns_max`.
 
 Each network runs with the fewest VCs its scheme accepts (the core refuses fewer, naming
-router.vcs), 1 us of warm-up and 2 us measured, on one thread. BENCHMARKS.md records the
-figures: a run of one of these 100k-endpoint systems takes 1 to 1.5 minutes and 300-450 MB on a
-2-core machine (measured for the Dragonfly, Slim Fly and FT3), so the whole table takes about
-20 minutes. The 4-level fat-tree runs minimal routing only: UGAL-L needs more VCs than 8.
+router.vcs), on one thread. The 4-level fat-tree runs minimal routing only: UGAL-L needs more VCs
+than 8. Every run happens in a fresh process, so its peak RSS (the MB column: the whole process,
+Python and the built network included) is its own; wall s is the simulation alone.
+BENCHMARKS.md and docs/routing.md record the figures: a 100k-endpoint run takes about 1 to
+1.5 minutes on a 2-core machine, so the whole table takes about 30 to 45 minutes. A line is
+printed as each run finishes.
 
 Run with `python3 examples/li_2019_scale.py`. EXANET_EXAMPLES_QUICK=1 runs small members of
-the same families for 0.5 us instead (a few seconds; example_scale.py).
+the same families for 0.5 us and 64 B AllReduces instead (a few seconds; example_scale.py).
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import resource
+import sys
 import time
 from typing import Any
 
@@ -23,12 +40,10 @@ from rich.table import Table
 
 import exanet
 
+WITH_GROUPS = ("minimal", "ugal_l", "fishnet_adaptive")
 SYSTEMS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = sized(
     {
-        "Dragonfly p13 a26 h13": (
-            {"kind": "dragonfly", "p": 13, "a": 26, "h": 13},
-            ("minimal", "ugal_l"),
-        ),
+        "Dragonfly p13 a26 h13": ({"kind": "dragonfly", "p": 13, "a": 26, "h": 13}, WITH_GROUPS),
         "Slim Fly q53 p18": ({"kind": "slim_fly", "q": 53, "p": 18}, ("minimal", "ugal_l")),
         "FT3 radix 74": (
             {"kind": "fat_tree", "levels": 3, "radix": 74, "pods": 74},
@@ -37,18 +52,15 @@ SYSTEMS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = sized(
         "FT4 radix 30": ({"kind": "fat_tree", "levels": 4, "radix": 30, "pods": 30}, ("minimal",)),
         "Fishnet on MMS q7 p10": (
             {"kind": "fishnet", "base": {"kind": "slim_fly", "q": 7}, "p": 10},
-            ("minimal", "ugal_l", "fishnet_adaptive"),
+            WITH_GROUPS,
         ),
         "Fishnet-lite on MMS q7 p10": (
             {"kind": "fishnet_lite", "base": {"kind": "slim_fly", "q": 7}, "p": 10},
-            ("minimal", "ugal_l", "fishnet_adaptive"),
+            WITH_GROUPS,
         ),
     },
     {
-        "Dragonfly p2 a4 h2": (
-            {"kind": "dragonfly", "p": 2, "a": 4, "h": 2},
-            ("minimal", "ugal_l"),
-        ),
+        "Dragonfly p2 a4 h2": ({"kind": "dragonfly", "p": 2, "a": 4, "h": 2}, WITH_GROUPS),
         "Slim Fly q5 p3": ({"kind": "slim_fly", "q": 5, "p": 3}, ("minimal", "ugal_l")),
         "FT3 radix 4": (
             {"kind": "fat_tree", "levels": 3, "radix": 4, "pods": 4},
@@ -57,72 +69,120 @@ SYSTEMS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = sized(
         "FT4 radix 4": ({"kind": "fat_tree", "levels": 4, "radix": 4, "pods": 4}, ("minimal",)),
         "Fishnet on Petersen p2": (
             {"kind": "fishnet", "base": {"kind": "petersen"}, "p": 2},
-            ("minimal", "ugal_l", "fishnet_adaptive"),
+            WITH_GROUPS,
         ),
         "Fishnet-lite on Petersen p2": (
             {"kind": "fishnet_lite", "base": {"kind": "petersen"}, "p": 2},
-            ("minimal", "ugal_l", "fishnet_adaptive"),
+            WITH_GROUPS,
         ),
     },
 )
-RUN = sized(
-    {"warmup": "1us", "measure": "2us", "drain": "none"},
-    {"warmup": "0.2us", "measure": "0.3us", "drain": "none"},
-)
+UNIFORM = {
+    "traffic": {"pattern": "uniform", "load": 0.3},
+    "run": sized(
+        {"warmup": "1us", "measure": "2us", "drain": "none"},
+        {"warmup": "0.2us", "measure": "0.3us", "drain": "none"},
+    ),
+}
+ALLREDUCE_BYTES = sized(256, 64)
 MOST_VCS = 8
 
 
-def fewest_vcs_config(topology: dict[str, Any], scheme: str) -> dict[str, Any]:
-    """The config with the fewest VCs `scheme` accepts on `topology` (at most MOST_VCS)."""
+def fewest_vcs(topology: dict[str, Any], scheme: str) -> tuple[int, int]:
+    """The fewest VCs `scheme` accepts on `topology` (at most MOST_VCS), and its endpoints."""
     for vcs in range(2, MOST_VCS + 1):
         config = {
             "topology": topology,
             "routing": {"kind": scheme},
             "router": {"vcs": vcs},
-            "traffic": {"pattern": "uniform", "load": 0.3},
-            "run": RUN,
+            **UNIFORM,
         }
         try:
-            exanet.validate(config)
+            return vcs, exanet.validate(config)["endpoints"]
         except exanet.ConfigError as error:
-            if error.key == "router.vcs":
-                continue
-            raise
-        return config
+            if error.key != "router.vcs":
+                raise
     raise SystemExit(f"error: {scheme} needs more than {MOST_VCS} VCs on {topology}")
 
 
+def allreduce(endpoints: int) -> dict[str, Any]:
+    """One recursive-doubling AllReduce of ALLREDUCE_BYTES over all `endpoints`."""
+    job = {
+        "app": "allreduce",
+        "ranks": endpoints,
+        "message": ALLREDUCE_BYTES,
+        "algorithm": "recursive_doubling",
+    }
+    return {"traffic": {"kind": "jobs", "jobs": [job]}, "nic": {"mtu": ALLREDUCE_BYTES}}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident set size, in MB (ru_maxrss is KiB on Linux, B on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1e6 if sys.platform == "darwin" else peak * 1024 / 1e6
+
+
+def simulate(config: dict[str, Any]) -> tuple[dict[str, Any], float, float]:
+    """The run's summary, its wall seconds and the process's peak RSS in MB."""
+    started = time.perf_counter()
+    summary = exanet.simulate(config).summary
+    return summary, time.perf_counter() - started, peak_rss_mb()
+
+
 def main() -> None:
-    table = Table(title=sized("001's systems at 100k nodes", "001's systems, small members"))
-    for column in (
+    console = Console()
+    columns = (
         "system",
         "routing",
+        "traffic",
         "VCs",
         "endpoints",
         "routers",
         "accepted",
         "latency ns",
         "hops",
+        "job us",
         "wall s",
-    ):
-        table.add_column(column, justify="left" if column in ("system", "routing") else "right")
+        "peak MB",
+    )
+    table = Table(title=sized("001's systems at 100k nodes", "001's systems, small members"))
+    for column in columns:
+        table.add_column(column, justify="left" if column in columns[:3] else "right")
+    workloads = {"uniform 30%": lambda endpoints: UNIFORM, "allreduce": allreduce}
+    # A fresh process per run, so each peak RSS is the run's own: forked from a server that has
+    # imported exanet and nothing else (no VCs found, no network built), for a quick start.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["exanet.api"])
     for name, (topology, schemes) in SYSTEMS.items():
         for scheme in schemes:
-            config = fewest_vcs_config(topology, scheme)
-            started = time.perf_counter()
-            summary = exanet.simulate(config).summary
-            table.add_row(
-                name,
-                scheme,
-                str(config["router"]["vcs"]),
-                f"{summary['endpoints']:,}",
-                f"{summary['routers']:,}",
-                f"{summary['accepted_load']:.3f}",
-                f"{summary['latency_ns_mean']:.0f}",
-                f"{summary['hops_mean']:.2f}",
-                f"{time.perf_counter() - started:.1f}",
-            )
-    Console().print(table)
+            vcs, endpoints = fewest_vcs(topology, scheme)
+            for traffic, workload in workloads.items():
+                config = {
+                    "topology": topology,
+                    "routing": {"kind": scheme},
+                    "router": {"vcs": vcs},
+                    **workload(endpoints),
+                }
+                with context.Pool(1) as pool:
+                    summary, wall_s, peak_mb = pool.apply(simulate, (config,))
+                job_us = summary.get("jobs_completion_ns_max")
+                row = (
+                    name,
+                    scheme,
+                    traffic,
+                    str(vcs),
+                    f"{summary['endpoints']:,}",
+                    f"{summary['routers']:,}",
+                    f"{summary['accepted_load']:.3f}",
+                    f"{summary['latency_ns_mean']:.0f}",
+                    f"{summary['hops_mean']:.2f}",
+                    "-" if job_us is None else f"{job_us / 1e3:.2f}",
+                    f"{wall_s:.1f}",
+                    f"{peak_mb:.0f}",
+                )
+                console.print(" | ".join(row), style="dim", soft_wrap=True)
+                table.add_row(*row)
+    console.print(table)
 
 
 if __name__ == "__main__":
