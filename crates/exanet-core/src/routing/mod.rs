@@ -5,11 +5,11 @@ pub mod cdg;
 pub mod distance;
 mod dor;
 mod escape;
-mod minimal;
+pub mod schemes;
 
 pub use dor::DimensionOrder;
 pub use escape::EscapeAdaptive;
-pub use minimal::{MinimalTable, TableScheme};
+use schemes::{DimensionOrderOnLines, FishnetAdaptive, Minimal, Par, Source, Ugal, Valiant};
 
 use crate::config::{Escape, RoutingConfig, Selection};
 use crate::error::ConfigError;
@@ -261,14 +261,13 @@ pub fn build(
             "a fraction of one VC buffer, 0 or more",
         ));
     }
+    // The registry: one line per scheme.
     match config {
-        // Grids other than tori and meshes (express meshes, HyperX) route dimension by
-        // dimension along their lines.
-        RoutingConfig::Dor { .. } if topology.coordinates().is_none() => Ok(Box::new(
-            MinimalTable::new(topology, vcs, TableScheme::DimensionOrder, threshold)?,
-        )),
-        RoutingConfig::Dor { allow_unsafe } => {
+        RoutingConfig::Dor { allow_unsafe } if topology.coordinates().is_some() => {
             Ok(Box::new(DimensionOrder::new(topology, vcs, *allow_unsafe)?))
+        }
+        RoutingConfig::Dor { .. } => {
+            schemes::build(topology, vcs, DimensionOrderOnLines, threshold)
         }
         RoutingConfig::Minimal {
             selection, escape, ..
@@ -285,48 +284,28 @@ pub fn build(
                 topology, vcs, *escape, threshold,
             )?))
         }
-        RoutingConfig::Minimal { selection, .. } => Ok(Box::new(MinimalTable::new(
+        RoutingConfig::Minimal { selection, .. } => schemes::build(
             topology,
             vcs,
-            TableScheme::Minimal {
+            Minimal {
                 selection: *selection,
             },
             threshold,
-        )?)),
-        RoutingConfig::Valiant {} => Ok(Box::new(MinimalTable::new(
-            topology,
-            vcs,
-            TableScheme::Valiant,
-            threshold,
-        )?)),
-        RoutingConfig::UgalL { .. } => Ok(Box::new(MinimalTable::new(
-            topology,
-            vcs,
-            TableScheme::UgalL,
-            threshold,
-        )?)),
-        RoutingConfig::UgalG { .. } => Ok(Box::new(MinimalTable::new(
-            topology,
-            vcs,
-            TableScheme::UgalG,
-            threshold,
-        )?)),
-        RoutingConfig::Par { .. } => Ok(Box::new(MinimalTable::new(
-            topology,
-            vcs,
-            TableScheme::Par,
-            threshold,
-        )?)),
-        RoutingConfig::FishnetAdaptive { .. } => Ok(Box::new(MinimalTable::new(
-            topology,
-            vcs,
-            TableScheme::FishnetAdaptive,
-            threshold,
-        )?)),
-        RoutingConfig::Source { paths } => Ok(Box::new(
-            MinimalTable::new(topology, vcs, TableScheme::Source, threshold)?
-                .with_paths(paths, vcs)?,
-        )),
+        ),
+        RoutingConfig::Valiant {} => schemes::build(topology, vcs, Valiant, threshold),
+        RoutingConfig::UgalL { .. } => {
+            schemes::build(topology, vcs, Ugal { global: false }, threshold)
+        }
+        RoutingConfig::UgalG { .. } => {
+            schemes::build(topology, vcs, Ugal { global: true }, threshold)
+        }
+        RoutingConfig::Par { .. } => schemes::build(topology, vcs, Par, threshold),
+        RoutingConfig::FishnetAdaptive { .. } => {
+            schemes::build(topology, vcs, FishnetAdaptive, threshold)
+        }
+        RoutingConfig::Source { paths } => {
+            schemes::build(topology, vcs, Source::new(paths), threshold)
+        }
     }
 }
 

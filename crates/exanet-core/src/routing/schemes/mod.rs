@@ -1,13 +1,12 @@
-//! Table-driven routing on any topology, from an all-pairs distance table: minimal (adaptive
-//! among all ports one hop closer, or one of them by the packet's random bits, or by its
-//! destination: D-mod-k on fat-trees), Valiant (minimal to a random intermediate, then minimal
-//! to the destination), UGAL-L (at the source, the minimal or the Valiant way, whichever has
-//! the smaller queued bytes x hops on its first link), PAR (UGAL-L, decided once more after the
-//! first local hop) and the Fishnet-tailored adaptive scheme.
+//! Routing schemes that follow minimal routes toward a target (the destination, or a Valiant
+//! intermediate), on any topology: the shared machinery, [`Paths`], and one file per scheme,
+//! each a [`Scheme`] that says what it decides at the source and how a router picks among the
+//! ports one hop closer. Distances come from the topology's shape (`routing::distance`).
 //!
-//! On dragonflies and Fishnets routes are hierarchical: a minimal route crosses one global link
-//! (local hops to a gateway into the destination's group, the link, local hops there) and
-//! Valiant's intermediate is a group. Elsewhere minimal means the graph's shortest paths.
+//! On topologies with groups (dragonflies, Fishnets) routes are hierarchical: a minimal route
+//! crosses one global link (local hops to a gateway into the destination's group, the link,
+//! local hops there) and Valiant's intermediate is a group. Elsewhere minimal means the graph's
+//! shortest paths, and Valiant's intermediate is a router with endpoints.
 //!
 //! Deadlock freedom comes from VC classes whose index never decreases along a route and rises
 //! on every hop that could close a cycle:
@@ -20,70 +19,126 @@
 //!
 //! Spare VCs are shared out among the classes, so every VC is used.
 
+mod dimension_order;
+mod fishnet;
+mod minimal;
+mod par;
+mod source;
+mod ugal;
+mod valiant;
+
+pub use dimension_order::DimensionOrderOnLines;
+pub use fishnet::FishnetAdaptive;
+pub use minimal::Minimal;
+pub use par::Par;
+pub use source::Source;
+pub use ugal::Ugal;
+pub use valiant::Valiant;
+
 use super::distance::{self, Distances, GroupDistances, Metric};
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
-use crate::config::Selection;
 use crate::error::ConfigError;
 use crate::topology::{Peer, Shape, Topology};
 
-/// Which ways a packet may take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TableScheme {
-    Minimal {
-        selection: Selection,
-    },
-    Valiant,
-    UgalL,
-    /// UGAL-G: UGAL-L's ways, weighed by the queues along each whole route (the router reads
-    /// every router's state: an idealized reference, see `RoutingFunction::global_view`).
-    UgalG,
-    /// Progressive adaptive routing: UGAL-L at the source, and once more after the first
-    /// local hop while the packet is still in its source group.
-    Par,
-    /// Li et al. (001 §3.1.2): minimal when a gateway into the destination subnet is at most
-    /// one hop away (adaptive among those gateways), else Valiant through a subnet whose
-    /// gateway is that close.
-    FishnetAdaptive,
-    /// Dimension order on an express mesh or HyperX (a link class per dimension): minimal
-    /// hops in the lowest dimension that differs, one fixed port among them.
-    DimensionOrder,
-    /// User-given router paths (`with_paths`); minimal where none is given.
-    Source,
-}
-
-impl TableScheme {
-    fn name(self) -> &'static str {
-        match self {
-            TableScheme::Minimal { .. } => "minimal",
-            TableScheme::Valiant => "valiant",
-            TableScheme::UgalL => "ugal_l",
-            TableScheme::UgalG => "ugal_g",
-            TableScheme::Par => "par",
-            TableScheme::FishnetAdaptive => "fishnet_adaptive",
-            TableScheme::DimensionOrder => "dor",
-            TableScheme::Source => "source",
-        }
-    }
-
-    /// Global links a route may take (hierarchical topologies).
-    fn phases(self) -> usize {
-        match self {
-            TableScheme::Minimal { .. } | TableScheme::DimensionOrder | TableScheme::Source => 2,
-            _ => 3,
-        }
-    }
-}
-
-/// `RouteState::phase` of a PAR packet on its minimal way that may still divert.
-const PAR_UNDECIDED: u8 = 2;
 /// `RouteState::phase` of a packet on its last (minimal) leg.
-const FINAL: u8 = 1;
-/// `RouteState::phase` of a packet on a user's path (`via` is the path's index).
-const ON_PATH: u8 = 3;
+pub(super) const FINAL: u8 = 1;
+
+/// What a scheme needs of the topology.
+pub enum Needs {
+    Anything,
+    /// Groups (the error says so with this text).
+    Groups(&'static str),
+    /// A grid (dimensions).
+    Grid(&'static str),
+}
+
+/// How a router picks among the ports one hop closer.
+#[derive(Clone, Copy)]
+pub struct Choice {
+    /// The oblivious pick (the first candidate).
+    pub pick: Pick,
+    /// Whether every closer port is a candidate (adaptive), after the pick.
+    pub all: bool,
+    /// Dimension order: only ports of the lowest dimension (link class) that still differs.
+    pub lowest_dimension: bool,
+    /// At most this many candidates.
+    pub limit: usize,
+}
+
+impl Choice {
+    /// Every closer port, `pick` first.
+    pub fn every(pick: Pick) -> Self {
+        Choice {
+            pick,
+            all: true,
+            lowest_dimension: false,
+            limit: Candidates::CAPACITY,
+        }
+    }
+
+    /// The closer port `pick` names, alone.
+    pub fn one(pick: Pick) -> Self {
+        Choice {
+            pick,
+            all: false,
+            lowest_dimension: false,
+            limit: Candidates::CAPACITY,
+        }
+    }
+}
+
+/// A routing scheme over [`Paths`]: one file each, registered in `routing::build`.
+pub trait Scheme: Send + Sync + 'static {
+    /// The name `routing.kind` gives it.
+    fn name(&self) -> &'static str;
+
+    /// What it needs of the topology.
+    fn needs(&self) -> Needs {
+        Needs::Anything
+    }
+
+    /// Checks its own parameters against the topology's routers and links.
+    fn prepare(&mut self, _paths: &Paths) -> Result<(), ConfigError> {
+        Ok(())
+    }
+
+    /// The VC classes that keep its routes deadlock-free, and how many.
+    fn plan(&self, paths: &Paths) -> (ClassPlan, u32) {
+        paths.standard_plan(3, false, 2)
+    }
+
+    /// Its decision before the packet heads on toward its target: pushes the candidates itself
+    /// (returns true), or changes the packet's state (an intermediate), or leaves it.
+    fn decide(
+        &self,
+        _paths: &Paths,
+        _at: Position,
+        _q: &RouteQuery,
+        _state: &mut RouteState,
+        _out: &mut Candidates,
+    ) -> bool {
+        false
+    }
+
+    /// How a router picks among the ports one hop closer to the target.
+    fn choice(&self, paths: &Paths, at: Position, q: &RouteQuery) -> Choice {
+        Choice::every(paths.by_destination(q, at))
+    }
+
+    /// See [`RoutingFunction::global_view`].
+    fn global_view(&self) -> bool {
+        false
+    }
+
+    /// Bytes of its own state (user paths).
+    fn state_bytes(&self) -> u64 {
+        0
+    }
+}
 
 /// How VC classes follow a route.
 #[derive(Debug, Clone)]
-enum ClassPlan {
+pub enum ClassPlan {
     /// Class i carries hop i.
     Hops,
     /// Per phase p (global links taken), classes `start[p] .. start[p] + len[p]`, one per local
@@ -94,8 +149,9 @@ enum ClassPlan {
     DimensionHops,
 }
 
-pub struct MinimalTable {
-    scheme: TableScheme,
+/// The routes of a topology: its routers' ports, distances toward targets, and the VC classes
+/// a scheme's plan assigns.
+pub struct Paths {
     routers: usize,
     /// Hops toward routers with endpoints (hierarchical on families with groups).
     distances: Metric,
@@ -111,20 +167,10 @@ pub struct MinimalTable {
     /// VCs of each class, and the class of each VC.
     class_vcs: Vec<u32>,
     vc_class: Vec<u8>,
-    threshold: f64,
-    /// Source routing: the paths, and for each (first, last) router pair the indices of its
-    /// paths, sorted by pair.
-    paths: Vec<Vec<u32>>,
-    paths_by_pair: Vec<((u32, u32), u32)>,
 }
 
-impl MinimalTable {
-    pub fn new(
-        topology: &dyn Topology,
-        vcs: u32,
-        scheme: TableScheme,
-        threshold: f64,
-    ) -> Result<Self, ConfigError> {
+impl Paths {
+    fn new(topology: &dyn Topology) -> Result<Self, ConfigError> {
         let n = topology.num_routers();
         let neighbours: Vec<Vec<(u16, u32)>> = (0..n)
             .map(|r| {
@@ -154,48 +200,35 @@ impl MinimalTable {
             })
             .collect();
         let distances = distance::build(topology, &neighbours, &endpoint_routers, "routing.kind")?;
-        let hierarchy = distances.groups();
-        let flat = distances.distances();
-        let needs_groups = match scheme {
-            TableScheme::Par => {
-                Some("a dragonfly or Fishnet (PAR diverts inside the source group)")
-            }
-            TableScheme::FishnetAdaptive => Some(
-                "a topology with groups: fishnet, fishnet_lite or a dragonfly (the scheme \
-                 chooses among gateways into the destination group)",
-            ),
-            TableScheme::DimensionOrder => Some(
-                "a torus, mesh, express mesh or HyperX (dimension-order routing needs \
-                 dimensions)",
-            ),
-            _ => None,
-        };
-        if let Some(expected) = needs_groups {
-            let fits = match scheme {
-                TableScheme::DimensionOrder => matches!(topology.shape(), Shape::Grid(_)),
-                _ => hierarchy.is_some(),
-            };
-            if !fits {
-                return Err(ConfigError::new(
-                    "routing.kind",
-                    format!("\"{}\" on a {}", scheme.name(), topology.family()),
-                    expected,
-                ));
-            }
-        }
-        let (plan, class_count) = match (&hierarchy, scheme) {
-            // Paths follow hops, whatever the topology.
-            (_, TableScheme::Source) => (ClassPlan::Hops, u32::from(flat.diameter())),
-            (None, TableScheme::DimensionOrder) => (
-                ClassPlan::DimensionHops,
-                longest_line(&neighbours, &port_classes),
-            ),
-            (Some(h), _) => {
+        Ok(Paths {
+            routers,
+            distances,
+            endpoint_routers,
+            neighbours,
+            classes: port_classes,
+            all_vcs: 0,
+            plan: ClassPlan::Hops,
+            class_vcs: Vec::new(),
+            vc_class: Vec::new(),
+        })
+    }
+
+    /// The usual plan: on topologies with groups, `phases` blocks of one class per local hop
+    /// (one more in the source group's block with `source_group_extra`); elsewhere class i
+    /// carries hop i, over `legs` minimal legs of at most the diameter each.
+    pub fn standard_plan(
+        &self,
+        phases: usize,
+        source_group_extra: bool,
+        legs: u32,
+    ) -> (ClassPlan, u32) {
+        match self.hierarchy() {
+            Some(h) => {
                 let local = u32::from(h.local_diameter()).max(1);
-                let phases = scheme.phases();
                 let len: Vec<u8> = (0..phases)
-                    .map(|p| (local + u32::from(p == 0 && scheme == TableScheme::Par)) as u8)
+                    .map(|p| (local + u32::from(p == 0 && source_group_extra)) as u8)
                     .collect();
+
                 let start: Vec<u8> = len
                     .iter()
                     .scan(0u8, |at, &l| {
@@ -207,10 +240,40 @@ impl MinimalTable {
                 let total: u32 = len.iter().map(|&l| u32::from(l)).sum();
                 (ClassPlan::Phases { start, len }, total)
             }
-            (None, TableScheme::Minimal { .. }) => (ClassPlan::Hops, u32::from(flat.diameter())),
-            // Any router with endpoints may be the intermediate: twice the diameter.
-            (None, _) => (ClassPlan::Hops, 2 * u32::from(flat.diameter())),
-        };
+            None => (
+                ClassPlan::Hops,
+                legs * u32::from(self.distances.distances().diameter()),
+            ),
+        }
+    }
+
+    /// The largest hop distance between routers with endpoints.
+    pub fn diameter(&self) -> u8 {
+        self.distances.distances().diameter()
+    }
+
+    pub fn routers(&self) -> usize {
+        self.routers
+    }
+
+    /// The network ports of `router`: (port, neighbour).
+    pub fn ports(&self, router: u32) -> &[(u16, u32)] {
+        &self.neighbours[router as usize]
+    }
+
+    /// Whether routers `a` and `b` are linked.
+    pub fn linked(&self, a: u32, b: u32) -> bool {
+        self.neighbours[a as usize].iter().any(|&(_, nb)| nb == b)
+    }
+
+    /// Takes `plan` with `classes` classes over `vcs` VCs, or says how many VCs it needs.
+    fn assign_vcs(
+        &mut self,
+        topology: &dyn Topology,
+        name: &str,
+        (plan, class_count): (ClassPlan, u32),
+        vcs: u32,
+    ) -> Result<(), ConfigError> {
         let classes = class_count.max(1);
         if vcs < classes {
             let why = match plan {
@@ -221,7 +284,10 @@ impl MinimalTable {
                 ClassPlan::Phases { .. } => format!(
                     "a block of VCs per global link taken ({} blocks), one VC per local hop \
                      inside a group, keeps the channel-dependency graph acyclic",
-                    scheme.phases()
+                    match &plan {
+                        ClassPlan::Phases { start, .. } => start.len(),
+                        _ => 0,
+                    }
                 ),
                 ClassPlan::DimensionHops => format!(
                     "VC i carries the i-th hop inside a dimension, and the longest minimal \
@@ -238,80 +304,65 @@ impl MinimalTable {
                 vcs.to_string(),
                 format!(
                     "at least {classes} VCs for {} routing on this {}: {why}{torus_hint}",
-                    scheme.name(),
+                    name,
                     topology.family()
                 ),
             ));
         }
-        let (class_vcs, vc_class) = share_vcs(classes, vcs);
-        Ok(MinimalTable {
-            scheme,
-            routers,
-            endpoint_routers,
-            neighbours,
-            classes: port_classes,
-            all_vcs: if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 },
-            distances,
-            plan,
-            class_vcs,
-            vc_class,
-            threshold,
-            paths: Vec::new(),
-            paths_by_pair: Vec::new(),
-        })
+        (self.class_vcs, self.vc_class) = share_vcs(classes, vcs);
+        self.all_vcs = if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 };
+        self.plan = plan;
+        Ok(())
     }
 
-    /// Source routing over `paths` (router lists, first to last), checked against the
-    /// topology: consecutive routers must be linked. VC i carries hop i on paths too, so the
-    /// longest path sets the VCs needed.
-    pub fn with_paths(mut self, paths: &[Vec<u32>], vcs: u32) -> Result<Self, ConfigError> {
-        for (i, path) in paths.iter().enumerate() {
-            let bad = |why: String| {
-                ConfigError::new(
-                    &format!("routing.paths[{i}]"),
-                    format!("{path:?}"),
-                    format!("a list of at least two routers, each linked to the next: {why}"),
-                )
-            };
-            if path.len() < 2 {
-                return Err(bad(format!("{} routers", path.len())));
-            }
-            if let Some(&r) = path.iter().find(|&&r| r as usize >= self.routers) {
-                return Err(bad(format!(
-                    "router {r} does not exist (0..{})",
-                    self.routers
-                )));
-            }
-            if let Some(w) = path.windows(2).find(|w| {
-                !self.neighbours[w[0] as usize]
-                    .iter()
-                    .any(|&(_, nb)| nb == w[1])
-            }) {
-                return Err(bad(format!("routers {} and {} are not linked", w[0], w[1])));
-            }
-        }
-        let longest = paths.iter().map(|p| p.len() as u32 - 1).max().unwrap_or(0);
-        let classes = (self.class_vcs.len() as u32).max(longest);
-        if vcs < classes {
-            return Err(ConfigError::new(
-                "router.vcs",
-                vcs.to_string(),
-                format!(
-                    "at least {classes} VCs for source routing: VC i carries hop i, and the \
-                     longest path has {longest} hops"
-                ),
-            ));
-        }
-        (self.class_vcs, self.vc_class) = share_vcs(classes, vcs);
-        self.paths = paths.to_vec();
-        self.paths_by_pair = paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| ((p[0], p[p.len() - 1]), i as u32))
-            .collect();
-        self.paths_by_pair.sort_unstable();
-        Ok(self)
+    fn state_bytes(&self) -> u64 {
+        let lists = self.neighbours.len() * 2 * std::mem::size_of::<Vec<u8>>();
+        let ports: usize = self.neighbours.iter().map(Vec::len).sum();
+        self.distances.distances().bytes()
+            + (lists + ports * (8 + 2) + self.endpoint_routers.len() * 4) as u64
     }
+}
+
+/// A scheme's routing function over the paths of a topology.
+pub struct SchemeRouting<S: Scheme> {
+    paths: Paths,
+    scheme: S,
+    threshold: f64,
+}
+
+/// Routing by `scheme` on `topology` with `vcs` VCs, or why it does not apply.
+pub fn build<S: Scheme>(
+    topology: &dyn Topology,
+    vcs: u32,
+    mut scheme: S,
+    threshold: f64,
+) -> Result<Box<dyn RoutingFunction>, ConfigError> {
+    let refuse = |expected: &str| {
+        ConfigError::new(
+            "routing.kind",
+            format!("\"{}\" on a {}", scheme.name(), topology.family()),
+            expected,
+        )
+    };
+    if let Needs::Grid(expected) = scheme.needs() {
+        if !matches!(topology.shape(), Shape::Grid(_)) {
+            return Err(refuse(expected));
+        }
+    }
+    let mut paths = Paths::new(topology)?;
+    if let Needs::Groups(expected) = scheme.needs() {
+        if paths.hierarchy().is_none() {
+            return Err(refuse(expected));
+        }
+    }
+    scheme.prepare(&paths)?;
+    let plan = scheme.plan(&paths);
+    paths.assign_vcs(topology, scheme.name(), plan, vcs)?;
+    Ok(Box::new(SchemeRouting {
+        paths,
+        scheme,
+        threshold,
+    }))
 }
 
 /// VCs of each of `classes` classes and the class of each VC: spare VCs go to the classes in
@@ -373,7 +424,7 @@ thread_local! {
 
 /// How an oblivious route picks one of `options` ports one hop closer.
 #[derive(Clone, Copy)]
-enum Pick {
+pub enum Pick {
     Random(u32),
     /// Digit `hop` of `value` in base `options`: D-mod-k, whose successive up-ports follow
     /// successive digits of the destination.
@@ -399,7 +450,7 @@ impl Pick {
 
 /// Where a packet heads next.
 #[derive(Clone, Copy)]
-enum Target {
+pub enum Target {
     Router(u32),
     /// Any router of a group (hierarchical Valiant's intermediate).
     Group(u32),
@@ -408,37 +459,37 @@ enum Target {
 /// Where a packet stands in its VC classes: the global links it has taken (phase) and the
 /// local hops it has taken in its current group, or the hops so far (flat plans).
 #[derive(Clone, Copy)]
-struct Position {
-    phase: usize,
-    taken: usize,
+pub struct Position {
+    pub phase: usize,
+    pub taken: usize,
 }
 
-impl MinimalTable {
-    fn hierarchy(&self) -> Option<&GroupDistances> {
+impl Paths {
+    pub fn hierarchy(&self) -> Option<&GroupDistances> {
         self.distances.groups()
     }
 
-    fn group(&self, router: u32) -> Option<u32> {
+    pub fn group(&self, router: u32) -> Option<u32> {
         self.hierarchy().map(|h| h.group[router as usize])
     }
 
-    fn port_index(&self, router: u32, port: u16) -> Option<usize> {
+    pub fn port_index(&self, router: u32, port: u16) -> Option<usize> {
         self.neighbours[router as usize]
             .binary_search_by_key(&port, |&(p, _)| p)
             .ok()
     }
 
-    fn neighbour(&self, router: u32, port: u16) -> Option<u32> {
+    pub fn neighbour(&self, router: u32, port: u16) -> Option<u32> {
         self.port_index(router, port)
             .map(|i| self.neighbours[router as usize][i].1)
     }
 
-    fn port_class(&self, router: u32, port: u16) -> Option<u16> {
+    pub fn port_class(&self, router: u32, port: u16) -> Option<u16> {
         self.port_index(router, port)
             .map(|i| self.classes[router as usize][i])
     }
 
-    fn position(&self, q: &RouteQuery) -> Position {
+    pub fn position(&self, q: &RouteQuery) -> Position {
         if q.injected {
             return Position { phase: 0, taken: 0 };
         }
@@ -477,7 +528,7 @@ impl MinimalTable {
     }
 
     /// The VCs of the hop from `router` through `port` to `next` for a packet at `at`.
-    fn hop_vcs(&self, at: Position, router: u32, port: u16, next: u32) -> u32 {
+    pub fn hop_vcs(&self, at: Position, router: u32, port: u16, next: u32) -> u32 {
         let class = match &self.plan {
             ClassPlan::Hops => at.taken,
             ClassPlan::DimensionHops => {
@@ -499,7 +550,7 @@ impl MinimalTable {
     }
 
     /// Hops left from `router` to `target`.
-    fn hops_to(&self, router: u32, target: Target) -> u8 {
+    pub fn hops_to(&self, router: u32, target: Target) -> u8 {
         match (self.hierarchy(), target) {
             (_, Target::Router(d)) => self.distances.distances().hops(router, d),
             (Some(h), Target::Group(g)) => h.hops_to_group(router, g),
@@ -510,7 +561,12 @@ impl MinimalTable {
     /// Whether a hop from `router` to a neighbour brings a packet one hop closer to `target`:
     /// where the router stands is found once (`here`: its hops to `target`, when known), each
     /// neighbour is compared with it.
-    fn closer(&self, router: u32, target: Target, here: Option<u8>) -> impl Fn(u32) -> bool + '_ {
+    pub fn closer(
+        &self,
+        router: u32,
+        target: Target,
+        here: Option<u8>,
+    ) -> impl Fn(u32) -> bool + '_ {
         let hierarchy = self.hierarchy();
         let own = self.group(router);
         let want = match (hierarchy, target) {
@@ -537,19 +593,16 @@ impl MinimalTable {
         }
     }
 
-    /// Pushes the ports one hop closer to `target`: the one `pick` names, then (`all`, adaptive)
-    /// the others, so that among equally free ports an adaptive router takes the oblivious
+    /// Pushes the ports one hop closer to `target`: the one `choice` picks, then (all, when
+    /// adaptive) the others, so that among equally free ports an adaptive router takes the oblivious
     /// choice. The candidates carry `hops` (None: the hops to `target`).
-    #[allow(clippy::too_many_arguments)]
-    fn toward(
+    pub fn toward(
         &self,
         at: Position,
         router: u32,
         target: Target,
         (next, hops): (RouteState, Option<u8>),
-        pick: Pick,
-        all: bool,
-        limit: usize,
+        choice: Choice,
         out: &mut Candidates,
     ) {
         let ports: &[(u16, u32)] = &self.neighbours[router as usize];
@@ -574,7 +627,7 @@ impl MinimalTable {
                     .filter(|&&(_, nb)| is_closer(nb)),
             );
             // Dimension order: only the lowest dimension (link class) that still differs.
-            if self.scheme == TableScheme::DimensionOrder {
+            if choice.lowest_dimension {
                 let lowest = options
                     .iter()
                     .filter_map(|&(p, _)| self.port_class(router, p))
@@ -582,9 +635,9 @@ impl MinimalTable {
                 options.retain(|&(p, _)| self.port_class(router, p) == lowest);
             }
             let count = options.len();
-            let picked = pick.index(count);
+            let picked = choice.pick.index(count);
             let first = out.as_slice().len();
-            let taken = if all { count } else { 1 };
+            let taken = if choice.all { count } else { 1 };
             for &(port, nb) in options.iter().cycle().skip(picked).take(taken) {
                 out.push(Candidate {
                     port,
@@ -592,7 +645,7 @@ impl MinimalTable {
                     next,
                     hops,
                 });
-                if out.as_slice().len() - first == limit {
+                if out.as_slice().len() - first == choice.limit {
                     return;
                 }
             }
@@ -601,7 +654,7 @@ impl MinimalTable {
 
     /// Valiant's intermediate for a packet at its source: a router, or a group on hierarchical
     /// topologies; None when it would not leave the minimal route.
-    fn intermediate(&self, q: &RouteQuery) -> Option<(u32, Target)> {
+    pub fn intermediate(&self, q: &RouteQuery) -> Option<(u32, Target)> {
         if q.router == q.dst_router {
             return None;
         }
@@ -618,21 +671,7 @@ impl MinimalTable {
         }
     }
 
-    /// The Fishnet scheme's intermediate: a random subnet (not the source's or destination's)
-    /// whose gateway is at most one local hop away.
-    fn near_intermediate(&self, q: &RouteQuery, h: &GroupDistances) -> Option<u32> {
-        let (src_g, dst_g) = (h.group[q.router as usize], h.group[q.dst_router as usize]);
-        let near = |g: &u32| *g != src_g && *g != dst_g && h.hops_to_group(q.router, *g) <= 2;
-        let count = (0..h.groups).filter(near).count() as u32;
-        (count > 0).then(|| {
-            (0..h.groups)
-                .filter(near)
-                .nth((q.random % count) as usize)
-                .expect("the count-th near subnet exists")
-        })
-    }
-
-    fn reached(&self, router: u32, via: u32) -> bool {
+    pub fn reached(&self, router: u32, via: u32) -> bool {
         match self.hierarchy() {
             Some(h) => h.group[router as usize] == via,
             None => router == via,
@@ -641,7 +680,7 @@ impl MinimalTable {
 
     /// UGAL's choice: the minimal ways (carrying `minimal`) and the ways toward `via`, each
     /// weighed by its hops (the router's selection compares queued bytes x hops).
-    fn weigh(
+    pub fn weigh(
         &self,
         at: Position,
         q: &RouteQuery,
@@ -658,9 +697,10 @@ impl MinimalTable {
             q.router,
             dst,
             (minimal, Some(minimal_hops)),
-            spread,
-            true,
-            half,
+            Choice {
+                limit: half,
+                ..Choice::every(spread)
+            },
             out,
         );
         // Through the intermediate: there, then about a minimal route's length on.
@@ -673,183 +713,60 @@ impl MinimalTable {
             q.router,
             via_target,
             (valiant, Some(valiant_hops)),
-            spread,
-            true,
-            half,
+            Choice {
+                limit: half,
+                ..Choice::every(spread)
+            },
             out,
         );
     }
 
-    fn by_destination(&self, q: &RouteQuery, at: Position) -> Pick {
+    pub fn by_destination(&self, q: &RouteQuery, at: Position) -> Pick {
         Pick::Digit {
             value: q.dst,
             hop: (at.phase + at.taken) as u32,
         }
     }
-
-    /// The Fishnet scheme at the source: every way through a gateway into the destination
-    /// subnet at most one hop away, each weighed by its length; or Valiant through a near
-    /// subnet when no gateway is that close.
-    fn fishnet_source(
-        &self,
-        at: Position,
-        q: &RouteQuery,
-        h: &GroupDistances,
-        out: &mut Candidates,
-    ) -> Option<RouteState> {
-        let dst_g = h.group[q.dst_router as usize];
-        if h.group[q.router as usize] == dst_g {
-            return None;
-        }
-        if h.hops_to_group(q.router, dst_g) > 2 {
-            return self
-                .near_intermediate(q, h)
-                .map(|via| RouteState { phase: 0, via });
-        }
-        let minimal = RouteState {
-            phase: FINAL,
-            via: NO_VIA,
-        };
-        for &(port, nb) in &self.neighbours[q.router as usize] {
-            let nb_g = h.group[nb as usize];
-            let through_gateway = nb_g == dst_g
-                || (nb_g == h.group[q.router as usize] && h.hops_to_group(nb, dst_g) == 1);
-            if through_gateway && out.as_slice().len() < Candidates::CAPACITY {
-                out.push(Candidate {
-                    port,
-                    vc_mask: self.hop_vcs(at, q.router, port, nb),
-                    next: minimal,
-                    hops: h.hops(nb, q.dst_router).saturating_add(1),
-                });
-            }
-        }
-        Some(minimal)
-    }
 }
 
-impl RoutingFunction for MinimalTable {
+impl<S: Scheme> RoutingFunction for SchemeRouting<S> {
     fn threshold(&self) -> f64 {
         self.threshold
     }
 
     fn global_view(&self) -> bool {
-        self.scheme == TableScheme::UgalG
+        self.scheme.global_view()
     }
 
     fn state_bytes(&self) -> u64 {
-        let lists = self.neighbours.len() * 2 * std::mem::size_of::<Vec<u8>>();
-        let ports: usize = self.neighbours.iter().map(Vec::len).sum();
-        let paths: usize = self.paths.iter().map(|p| p.len() * 4 + 24).sum();
-        self.distances.distances().bytes()
-            + (lists + ports * (8 + 2) + self.endpoint_routers.len() * 4 + paths) as u64
-            + (self.paths_by_pair.len() * 12) as u64
+        self.paths.state_bytes() + self.scheme.state_bytes()
     }
 
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
-        let at = self.position(q);
+        let paths = &self.paths;
+        let at = paths.position(q);
         let mut state = q.state;
-        let minimal = |phase| RouteState { phase, via: NO_VIA };
-        if self.scheme == TableScheme::Source {
-            if q.injected {
-                let pair = (q.router, q.dst_router);
-                let from = self.paths_by_pair.partition_point(|&(p, _)| p < pair);
-                let count = self.paths_by_pair[from..]
-                    .iter()
-                    .take_while(|&&(p, _)| p == pair)
-                    .count();
-                if count > 0 {
-                    let (_, path) = self.paths_by_pair[from + q.random as usize % count];
-                    state = RouteState {
-                        phase: ON_PATH,
-                        via: path,
-                    };
-                }
-            }
-            if state.phase == ON_PATH {
-                let path = &self.paths[state.via as usize];
-                match path.get(at.taken + 1) {
-                    Some(&next) => {
-                        for &(port, nb) in &self.neighbours[q.router as usize] {
-                            if nb == next && out.as_slice().len() < Candidates::CAPACITY {
-                                let vc_mask = self.hop_vcs(at, q.router, port, nb);
-                                out.push(Candidate::keep(port, vc_mask, state));
-                            }
-                        }
-                    }
-                    None => out.push(Candidate::keep(q.dst_port, self.all_vcs, state)),
-                }
-                return;
-            }
+        if self.scheme.decide(paths, at, q, &mut state, out) {
+            return;
         }
-        // Decisions at the source, and PAR's second look after one local hop.
-        let par_second_look =
-            state.phase == PAR_UNDECIDED && !q.injected && at.phase == 0 && at.taken == 1;
-        match self.scheme {
-            TableScheme::Valiant if q.injected => {
-                if let Some((via, _)) = self.intermediate(q) {
-                    state = RouteState { phase: 0, via };
-                }
-            }
-            TableScheme::UgalL | TableScheme::UgalG if q.injected => {
-                if let Some(via) = self.intermediate(q) {
-                    return self.weigh(at, q, minimal(FINAL), via, out);
-                }
-            }
-            TableScheme::Par if q.injected || par_second_look => {
-                let undecided = if q.injected { PAR_UNDECIDED } else { FINAL };
-                if let Some(via) = self.intermediate(q) {
-                    return self.weigh(at, q, minimal(undecided), via, out);
-                }
-                state = minimal(FINAL);
-            }
-            TableScheme::FishnetAdaptive if q.injected => {
-                let h = self.hierarchy().expect("checked at build");
-                match self.fishnet_source(at, q, h, out) {
-                    Some(s) if s.via == NO_VIA => return,
-                    Some(s) => state = s,
-                    None => {}
-                }
-            }
-            _ => {}
+        if state.via != NO_VIA && paths.reached(q.router, state.via) {
+            state = RouteState {
+                phase: FINAL,
+                via: NO_VIA,
+            };
         }
-        if state.via != NO_VIA && self.reached(q.router, state.via) {
-            state = minimal(FINAL);
-        }
-        let target = match (self.hierarchy(), state.via) {
+        let target = match (paths.hierarchy(), state.via) {
             (_, NO_VIA) => Target::Router(q.dst_router),
             (Some(_), via) => Target::Group(via),
             (None, via) => Target::Router(via),
         };
         if let Target::Router(d) = target {
             if q.router == d {
-                out.push(Candidate::keep(q.dst_port, self.all_vcs, state));
+                out.push(Candidate::keep(q.dst_port, paths.all_vcs, state));
                 return;
             }
         }
-        let by_destination = self.by_destination(q, at);
-        let (pick, all) = match self.scheme {
-            // Mix in the router so that each hop picks afresh.
-            TableScheme::Minimal {
-                selection: Selection::Random,
-            } => (
-                Pick::Random(q.random ^ q.router.wrapping_mul(0x9e37_79b9)),
-                false,
-            ),
-            TableScheme::Minimal {
-                selection: Selection::Destination,
-            }
-            | TableScheme::DimensionOrder => (by_destination, false),
-            _ => (by_destination, true),
-        };
-        self.toward(
-            at,
-            q.router,
-            target,
-            (state, None),
-            pick,
-            all,
-            Candidates::CAPACITY,
-            out,
-        );
+        let choice = self.scheme.choice(paths, at, q);
+        paths.toward(at, q.router, target, (state, None), choice, out);
     }
 }
