@@ -121,9 +121,9 @@ class MinimalRouting(_Section):
 
 
 class ValiantRouting(_Section):
-    """Valiant: minimal to a random intermediate router (a random group on dragonflies and
-    Fishnets), then minimal to the destination; VCs as in docs/routing.md (twice the largest
-    router distance on flat topologies, 3 blocks on hierarchical ones)."""
+    """Valiant: minimal to a random intermediate router with endpoints (a random group on
+    dragonflies and Fishnets), then minimal to the destination; VCs as in docs/routing.md (twice
+    the diameter on flat topologies, 3 blocks on hierarchical ones)."""
 
     kind: Literal["valiant"]
 
@@ -170,7 +170,8 @@ class ParRouting(_WeighedRouting):
 class FishnetAdaptiveRouting(_WeighedRouting):
     """The Fishnet-tailored scheme (Li et al. §3.1.2): minimal when a gateway into the
     destination subnet is at most one hop away (adaptive among such gateways), else Valiant
-    through a subnet whose gateway is that close."""
+    through a subnet whose gateway is that close. Applies to every topology with groups
+    (Fishnets, dragonflies)."""
 
     kind: Literal["fishnet_adaptive"]
 
@@ -241,7 +242,7 @@ Routing = Annotated[
 ]
 ROUTING_DESCRIPTION = (
     "the routing; kind = dor (dimension order, torus and mesh), minimal, valiant, ugal_l, ugal_g "
-    "(any topology), par (dragonflies, Fishnets), fishnet_adaptive (Fishnets) or source (given "
+    "(any topology), par (dragonflies, Fishnets), fishnet_adaptive (Fishnets, dragonflies) or source (given "
     "router paths); default dor "
     "on a torus or mesh, minimal on every other topology (docs/routing.md)"
 )
