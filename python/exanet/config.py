@@ -242,8 +242,8 @@ Routing = Annotated[
 ]
 ROUTING_DESCRIPTION = (
     "the routing; kind = dor (dimension order, torus and mesh), minimal, valiant, ugal_l, ugal_g "
-    "(any topology), par (dragonflies, Fishnets), fishnet_adaptive (Fishnets, dragonflies) or source (given "
-    "router paths); default dor "
+    "(any topology), par (dragonflies, Fishnets), fishnet_adaptive (Fishnets, dragonflies) or "
+    "source (given router paths); default dor "
     "on a torus or mesh, minimal on every other topology (docs/routing.md)"
 )
 
