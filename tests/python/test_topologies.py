@@ -693,10 +693,10 @@ def test_source_routing_reads_a_path_file_relative_to_the_config(tmp_path):
     [
         ({"kind": "torus", "dims": [4, 4]}, {"kind": "par"}, "routing.kind", "dragonfly"),
         (
-            {"kind": "dragonfly", "a": 4, "h": 2},
+            {"kind": "slim_fly", "q": 5},
             {"kind": "fishnet_adaptive"},
             "routing.kind",
-            "fishnet",
+            "groups",
         ),
         (
             {"kind": "mesh", "dims": [4, 4]},
