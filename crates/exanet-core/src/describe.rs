@@ -180,7 +180,7 @@ pub fn describe_topology(
         .as_ref()
         .map(|g| analysis::path_diversity(g, options.path_sources, options.seed));
 
-    let closed_bisection = closed_form_bisection(config, t);
+    let closed_bisection = t.known_bisection_links();
     let partitioned = graph
         .as_ref()
         .filter(|_| routers <= options.partition_limit)
@@ -250,57 +250,6 @@ pub fn describe_topology(
         edges,
         router_groups,
     })
-}
-
-/// Bisection width in links for the regular families, by formula: cut a torus, mesh or express
-/// mesh across its largest (even) dimension; cut a fat-tree between halves of its leaves (the
-/// levels above are non-blocking); cut a dragonfly between halves of its groups (even g).
-fn closed_form_bisection(config: &TopologyConfig, t: &dyn Topology) -> Option<u64> {
-    let routers = u64::from(t.num_routers());
-    let largest_even = |dims: &[u32]| {
-        let k = *dims.iter().max()?;
-        (k % 2 == 0).then_some(u64::from(k))
-    };
-    match config {
-        TopologyConfig::Torus { dims, .. } => largest_even(dims).map(|k| 2 * routers / k),
-        TopologyConfig::Mesh { dims, .. } => largest_even(dims).map(|k| routers / k),
-        TopologyConfig::ExpressMesh { dims, gap, .. } => {
-            let k = largest_even(dims)?;
-            let crossing = (0..k / 2)
-                .flat_map(|i| (k / 2..k).map(move |j| j - i))
-                .filter(|d| (d - 1) % u64::from(*gap) == 0)
-                .count() as u64;
-            Some(routers / k * crossing)
-        }
-        TopologyConfig::FatTree { radix, taper, .. } => {
-            let leaves = (0..t.num_routers())
-                .filter(|&r| {
-                    (0..t.ports_per_router()).any(|p| matches!(t.peer(r, p), Peer::Endpoint(_)))
-                })
-                .count() as u64;
-            let up = u64::from(*radix) * u64::from(taper[1]) / u64::from(taper[0] + taper[1]);
-            Some(leaves / 2 * up)
-        }
-        TopologyConfig::Dragonfly { g, .. }
-        | TopologyConfig::DragonflyRc { g, .. }
-        | TopologyConfig::DragonflyPlus { g, .. }
-            if g % 2 == 0 =>
-        {
-            let half = g / 2;
-            let mut cut = 0;
-            for r in 0..t.num_routers() {
-                for p in 0..t.ports_per_router() {
-                    if let Peer::Router { router, .. } = t.peer(r, p) {
-                        if t.group(r)? < half && t.group(router)? >= half {
-                            cut += 1;
-                        }
-                    }
-                }
-            }
-            Some(cut)
-        }
-        _ => None,
-    }
 }
 
 /// A starting split for the partitioner: the lower half of the groups on one side, when the

@@ -334,6 +334,15 @@ pub fn dragonfly(params: DragonflyParams) -> Result<PortGraph, ConfigError> {
         }
     });
     layout.shape = Shape::Groups;
+    // A cut between halves of the groups (even g): the global links joining them.
+    layout.bisection_links = (g % 2 == 0).then(|| {
+        let half = g / 2 * per_group;
+        edges
+            .links
+            .iter()
+            .filter(|l| (l.a < half) != (l.b < half))
+            .count() as u64
+    });
     PortGraph::new(edges, endpoints, layout)
 }
 

@@ -199,6 +199,15 @@ pub fn express_mesh(dims: &[u32], gap: u32, concentration: u32) -> Result<PortGr
         format!("({})", coords.join(","))
     });
     layout.diameter = Some(diameter);
+    // A cut across the largest dimension, when even: the links of each of its lines that join
+    // the two halves.
+    layout.bisection_links = dims.iter().copied().max().filter(|k| k % 2 == 0).map(|k| {
+        let crossing = (0..k / 2)
+            .flat_map(|i| (k / 2..k).map(move |j| j - i))
+            .filter(|&d| linked(d, gap))
+            .count() as u64;
+        u64::from(routers / k) * crossing
+    });
     layout.shape = Shape::Grid(Grid {
         dims: dims.to_vec(),
         gap,

@@ -190,6 +190,10 @@ pub fn fat_tree(params: FatTreeParams) -> Result<PortGraph, ConfigError> {
             format!("pod{}.L{l}.{r}", label_groups[r as usize])
         }
     });
+    // A cut between halves of the leaves: the levels above are non-blocking, so the leaves'
+    // up-links of one half cross.
+    let leaves = level.iter().filter(|&&l| l == 0).count() as u64;
+    layout.bisection_links = Some(leaves / 2 * u64::from(up));
     layout.shape = Shape::Levels(level);
     // Leaves of different pods meet only at the top.
     layout.diameter = Some(2 * (params.levels - 1));

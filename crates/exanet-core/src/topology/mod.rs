@@ -67,6 +67,11 @@ pub trait Topology: Send + Sync {
     fn known_average_endpoint_distance(&self) -> Option<f64> {
         None
     }
+    /// Links crossing a balanced cut into two halves of the endpoints, when known in closed
+    /// form (otherwise [`crate::analysis`] looks for the narrowest).
+    fn known_bisection_links(&self) -> Option<u64> {
+        None
+    }
     /// The coordinates of a router, for families that have them.
     fn coordinates(&self) -> Option<&Torus> {
         None

@@ -26,6 +26,7 @@ pub struct Layout {
     /// Closed forms the family knows (otherwise analysis measures them).
     pub diameter: Option<u32>,
     pub average_endpoint_distance: Option<f64>,
+    pub bisection_links: Option<u64>,
 }
 
 impl Layout {
@@ -40,6 +41,7 @@ impl Layout {
             shape: Shape::Graph,
             diameter: None,
             average_endpoint_distance: None,
+            bisection_links: None,
         }
     }
 }
@@ -263,6 +265,10 @@ impl Topology for PortGraph {
 
     fn known_average_endpoint_distance(&self) -> Option<f64> {
         self.layout.average_endpoint_distance
+    }
+
+    fn known_bisection_links(&self) -> Option<u64> {
+        self.layout.bisection_links
     }
 }
 

@@ -265,6 +265,14 @@ impl Topology for Torus {
         Some(self.average_endpoint_distance())
     }
 
+    /// A cut across the largest dimension, when even: every line of it crosses once (mesh) or
+    /// twice (torus).
+    fn known_bisection_links(&self) -> Option<u64> {
+        let k = *self.dims.iter().max()?;
+        let lines = u64::from(self.routers / k);
+        (k % 2 == 0).then_some(if self.wrap { 2 * lines } else { lines })
+    }
+
     fn shape(&self) -> Shape {
         Shape::Grid(Grid {
             dims: self.dims.clone(),
