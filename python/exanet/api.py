@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from exanet import _core, distributed
@@ -99,20 +99,30 @@ def job_program(config: ConfigSource, job: int = 0) -> Program:
 
 
 def check_routing(
-    config: ConfigSource, *, sources: int | None = None, max_draws: int = 1024
+    config: ConfigSource,
+    *,
+    sources: int | None = None,
+    max_draws: int = 1024,
+    progress: Callable[[dict[str, Any]], object] | None = None,
 ) -> dict[str, Any]:
     """Prove (or refute) deadlock freedom of a config's routing: build the channel-dependency
-    graph over every source router (or `sources` evenly spaced ones) and every destination,
-    with up to `max_draws` random draws per pair (every Valiant intermediate when the network
-    has no more routers), and check it for cycles.
+    graph over every source router with endpoints (or `sources` evenly spaced ones; on networks
+    too large to follow every one, as many evenly spaced ones as the core's work budget allows)
+    and every destination, with up to `max_draws` random draws per pair (every Valiant
+    intermediate when the network has no more routers), and check it for cycles.
+
+    `progress`, if given, is called about every 0.5 s with {"destinations_done",
+    "destinations_total", "wall_s"}; if it raises, the check stops and the exception
+    propagates (so does Ctrl-C).
 
     Returns {"acyclic", "scope", "channels", "dependencies", "pairs", "draws_per_pair",
-    "cycle"}; `scope` says which channels the graph holds (every channel, or an escape
-    sub-network's under Duato's condition); `cycle` lists channels {"router", "port", "vc",
-    "name"}, each depending on the next. Raises ConfigError."""
+    "sources_followed", "sources_total", "exhaustive", "cycle"}; `scope` says which channels
+    the graph holds (every channel, or an escape sub-network's under Duato's condition);
+    `exhaustive` is true when every source router was followed; `cycle` lists channels
+    {"router", "port", "vc", "name"}, each depending on the next. Raises ConfigError."""
     sources = None if sources is None else _count("sources", sources, 1)
     max_draws = _count("max_draws", max_draws, 1)
     core = load(config).to_core()
     config_json = json.dumps(core)
     with core_errors(core):
-        return _core.check_routing(config_json, sources, max_draws)
+        return _core.check_routing(config_json, sources, max_draws, progress)

@@ -301,26 +301,45 @@ def check_routing(
     overrides: OverridesOption = None,
     sources: Annotated[
         int | None,
-        typer.Option(min=1, help="follow routes from this many evenly spaced source routers"),
+        typer.Option(
+            min=1,
+            help="follow routes from this many evenly spaced source routers (default: every "
+            "one, or as many as the work budget allows on large networks)",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
 ) -> None:
     """Prove CONFIG's routing deadlock-free: build its channel-dependency graph and look for a
     cycle. Exits 0 when acyclic, 3 with the cycle printed when not."""
     loaded = load(config, overrides or ())
-    result = activity("check routing", lambda: api.check_routing(loaded, sources=sources))
+    reached: dict[str, Any] = {}
+    result = activity(
+        "check routing",
+        lambda: api.check_routing(loaded, sources=sources, progress=reached.update),
+        detail=lambda: (
+            f"{reached['destinations_done']:,} of {reached['destinations_total']:,} "
+            "destination routers"
+            if reached
+            else ""
+        ),
+    )
+    followed = (
+        f"every one of {result['sources_total']:,} source routers followed"
+        if result["exhaustive"]
+        else f"sampled {result['sources_followed']:,} of {result['sources_total']:,} source routers"
+    )
     if as_json:
         stdout.print_json(data=result)
     elif result["acyclic"]:
         stdout.print(
             f"acyclic ({result['scope']}): {result['channels']:,} channels, "
             f"{result['dependencies']:,} dependencies over {result['pairs']:,} "
-            f"source-destination pairs x {result['draws_per_pair']} random draws"
+            f"source-destination pairs x {result['draws_per_pair']} random draws; {followed}"
         )
     else:
         stdout.print(
-            f"cycle of {len(result['cycle'])} channels ({result['scope']}; each waits for the "
-            "next):"
+            f"cycle of {len(result['cycle'])} channels ({result['scope']}; {followed}; each "
+            "waits for the next):"
         )
         for channel in result["cycle"]:
             stdout.print(f"  {channel['name']}")

@@ -177,10 +177,16 @@ class ProgressDisplay:
         return f"ETA {timedelta(seconds=round(remaining_s))}"
 
 
-def activity(label: str, call: Callable[[], T], console: Console | None = None) -> T:
+def activity(
+    label: str,
+    call: Callable[[], T],
+    console: Console | None = None,
+    detail: Callable[[], str] = lambda: "",
+) -> T:
     """`call()`, run in a worker thread while this thread shows on stderr that `label` is still
-    going: once it has lasted SHOW_AFTER_S, a spinner with the elapsed time on a terminal, else
-    a line such as "check routing: 84 s elapsed" every LOG_INTERVAL_S. Returns what `call`
+    going: once it has lasted SHOW_AFTER_S, a spinner with the elapsed time and `detail()` (how
+    far the call has come, when it says) on a terminal, else a line such as "check routing:
+    84 s elapsed, 120 of 338 destination routers" every LOG_INTERVAL_S. Returns what `call`
     returns, or raises what it raises.
 
     The core's long calls release the GIL but do not look at signals, so waiting here instead
@@ -204,8 +210,9 @@ def activity(label: str, call: Callable[[], T], console: Console | None = None) 
         while worker.is_alive():
             worker.join(POLL_INTERVAL_S)
             elapsed_s = time.monotonic() - started
+            status = ", ".join(filter(None, [f"{label}: {elapsed_s:,.0f} s elapsed", detail()]))
             if log is not None:
-                log.update(elapsed_s, f"{label}: {elapsed_s:,.0f} s elapsed")
+                log.update(elapsed_s, status)
             elif spinner is None and elapsed_s >= SHOW_AFTER_S:
                 spinner = Progress(
                     SpinnerColumn(),
@@ -216,7 +223,7 @@ def activity(label: str, call: Callable[[], T], console: Console | None = None) 
                 task = spinner.add_task(label, total=None)
                 spinner.start()
             if spinner is not None:
-                spinner.update(task, description=f"{label}: {elapsed_s:,.0f} s elapsed")
+                spinner.update(task, description=status)
     finally:
         if spinner is not None:
             spinner.stop()

@@ -189,8 +189,53 @@ def test_check_routing_proves_dor_on_a_torus_and_shows_the_one_vc_cycle(tmp_path
     result = runner.invoke(cli.app, ["check", "routing", str(good)])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("acyclic")
+    assert "every one of 36 source routers followed" in " ".join(result.output.split())
     bad = ["check", "routing", str(good), "--set", "router.vcs=1"]
     bad += ["--set", "routing.allow_unsafe=true"]
     result = runner.invoke(cli.app, bad)
     assert result.exit_code == 3, result.output
     assert "cycle of" in result.output and "x+" in result.output
+
+
+def test_check_routing_says_when_it_samples_source_routers(tmp_path):
+    torus = tmp_path / "torus.toml"
+    torus.write_text('[topology]\nkind = "torus"\ndims = [6, 6]\n[traffic]\nload = 0.1\n')
+    args = ["check", "routing", str(torus), "--sources", "4"]
+    result = runner.invoke(cli.app, args)
+    assert result.exit_code == 0, result.output
+    line = " ".join(result.output.split())
+    assert "144 source-destination pairs" in line
+    assert line.endswith("; sampled 4 of 36 source routers")
+    checked = json.loads(runner.invoke(cli.app, [*args, "--json"]).output)
+    assert checked["sources_followed"] == 4
+    assert checked["sources_total"] == 36
+    assert checked["exhaustive"] is False
+    assert checked["pairs"] == 4 * 36
+    assert checked["acyclic"] is True
+
+
+def test_check_routing_progress_reaches_the_callback_and_an_exception_stops_the_check(tmp_path):
+    from exanet import _core
+    from exanet.config import load
+
+    path = tmp_path / "dragonfly.toml"
+    path.write_text(
+        '[topology]\nkind = "dragonfly"\np = 2\na = 4\nh = 2\ng = 9\n'
+        '[routing]\nkind = "ugal_l"\n[router]\nvcs = 3\n[traffic]\nload = 0.1\n'
+    )
+    config_json = json.dumps(load(path).to_core())
+    updates = []
+
+    class Stop(Exception):
+        pass
+
+    def stop(update):
+        updates.append(update)
+        raise Stop
+
+    with pytest.raises(Stop):
+        _core.check_routing(config_json, None, 1024, stop, 0.001)
+    assert len(updates) == 1
+    assert set(updates[0]) == {"destinations_done", "destinations_total", "wall_s"}
+    assert updates[0]["destinations_total"] == 36
+    assert 0 <= updates[0]["destinations_done"] <= 36

@@ -83,7 +83,8 @@ pub fn partition(config: &Config, parts: u32) -> Result<parallel::PartitionRepor
 }
 
 /// Builds the channel-dependency graph of a configuration's routing and checks it for cycles
-/// (docs/architecture.md §7): from `sources` evenly spaced source routers (None: all), to every
+/// (docs/architecture.md §7): from `sources` evenly spaced source routers with endpoints (None:
+/// all of them, or as many as [`routing::cdg::WORK_BUDGET`] allows on large networks), to every
 /// destination, with as many random draws per pair as there are routers (capped at
 /// `max_draws`), so that every Valiant intermediate is followed.
 pub fn check_routing(
@@ -91,21 +92,33 @@ pub fn check_routing(
     sources: Option<u32>,
     max_draws: u32,
 ) -> Result<routing::cdg::DependencyCheck, ConfigError> {
+    check_routing_with_progress(config, sources, max_draws, f64::INFINITY, &mut |_| true)
+        .map(|check| check.expect("a check its callback never stops finishes"))
+}
+
+/// [`check_routing`] calling `progress` about every `interval_s` seconds of wall time; returning
+/// false stops the check (Ok(None)).
+pub fn check_routing_with_progress(
+    config: &Config,
+    sources: Option<u32>,
+    max_draws: u32,
+    interval_s: f64,
+    progress: &mut dyn FnMut(&routing::cdg::CheckProgress) -> bool,
+) -> Result<Option<routing::cdg::DependencyCheck>, ConfigError> {
     let topo = topology::build(&config.topology)?;
     let t = topo.as_ref();
     let routing = routing::build(&config.routing, t, config.router.vcs)?;
-    let routers = t.num_routers();
-    let chosen: Option<Vec<u32>> = sources.filter(|&s| s < routers).map(|s| {
-        (0..s)
-            .map(|i| (u64::from(i) * u64::from(routers) / u64::from(s.max(1))) as u32)
-            .collect()
-    });
     Ok(routing::cdg::check(
         t,
         routing.as_ref(),
         config.router.vcs,
-        routers.min(max_draws).max(1),
-        chosen.as_deref(),
+        routing::cdg::Coverage {
+            draws: t.num_routers().min(max_draws).max(1),
+            sources,
+            budget: routing::cdg::WORK_BUDGET,
+        },
+        interval_s,
+        progress,
     ))
 }
 

@@ -302,3 +302,127 @@ fn source_routes_follow_the_given_paths_and_are_checked() {
         assert!(err.expected.contains(why), "{}", err.expected);
     }
 }
+
+#[test]
+fn below_the_budget_the_check_is_exhaustive_and_gives_the_answer_it_always_gave() {
+    // Channels and dependencies recorded from the single-threaded implementation that kept a
+    // hash set of visited states per source, destination and draw.
+    let cases = [
+        (
+            json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"}),
+            json!({"kind": "ugal_l"}),
+            3,
+            (468, 1008),
+        ),
+        (
+            json!({"kind": "slim_fly", "q": 5, "p": 1}),
+            json!({"kind": "valiant"}),
+            4,
+            (1400, 7000),
+        ),
+        (
+            json!({"kind": "torus", "dims": [6, 5], "concentration": 1}),
+            json!({"kind": "minimal", "selection": "adaptive", "escape": "bubble"}),
+            2,
+            (120, 120),
+        ),
+        (
+            json!({"kind": "fishnet", "base": {"kind": "petersen"}, "p": 1}),
+            json!({"kind": "fishnet_adaptive"}),
+            6,
+            (2310, 5610),
+        ),
+    ];
+    for (topology, routing, vcs, expected) in cases {
+        let config = with(&[
+            ("topology", topology.clone()),
+            ("routing", routing.clone()),
+            ("router.vcs", json!(vcs)),
+        ]);
+        let check = check_routing(&config, None, 64).unwrap();
+        assert!(check.acyclic, "{topology} {routing}");
+        assert!(check.exhaustive, "{topology} {routing}");
+        assert_eq!(check.sources_followed, check.sources_total);
+        assert_eq!(check.pairs, check.sources_total * check.sources_total);
+        assert_eq!(
+            (check.channels, check.dependencies),
+            expected,
+            "{topology} {routing}"
+        );
+    }
+}
+
+#[test]
+fn beyond_the_budget_the_check_follows_evenly_spaced_sources_and_says_so() {
+    use exanet_core::routing::{self, cdg};
+    // A 100,352-endpoint dragonfly (6,272 routers) at 1,024 draws is beyond the budget; a
+    // 338-router Slim Fly at 338 draws is not. An explicit count wins, capped at the total.
+    assert!(cdg::sources_to_follow(6272, 1024, None, cdg::WORK_BUDGET) < 6272);
+    assert_eq!(
+        cdg::sources_to_follow(338, 338, None, cdg::WORK_BUDGET),
+        338
+    );
+    assert_eq!(
+        cdg::sources_to_follow(6272, 1024, Some(10), cdg::WORK_BUDGET),
+        10
+    );
+    assert_eq!(cdg::sources_to_follow(6272, 1024, Some(9000), 1), 6272);
+    let config = with(&[
+        (
+            "topology",
+            json!({"kind": "dragonfly", "p": 16, "a": 32, "h": 16, "g": 196,
+                   "arrangement": "absolute"}),
+        ),
+        ("routing", json!({"kind": "ugal_l"})),
+        ("router.vcs", json!(3)),
+    ]);
+    let t = topology::build(&config.topology).unwrap();
+    let r = routing::build(&config.routing, t.as_ref(), 3).unwrap();
+    // Two draws and a budget of four sources' routes, so the test stays quick.
+    let budget = 6272 * 2 * 4;
+    let coverage = cdg::Coverage {
+        draws: 2,
+        sources: None,
+        budget,
+    };
+    let check =
+        cdg::check(t.as_ref(), r.as_ref(), 3, coverage, 1.0, &mut |_| true).expect("never stopped");
+    assert!(check.acyclic, "{:?}", check.cycle);
+    assert!(!check.exhaustive);
+    assert_eq!((check.sources_followed, check.sources_total), (4, 6272));
+    assert_eq!(check.pairs, 4 * 6272);
+    assert!(check.dependencies > 0);
+}
+
+#[test]
+fn progress_counts_destinations_and_a_callback_returning_false_stops_the_check() {
+    let config = with(&[
+        (
+            "topology",
+            json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"}),
+        ),
+        ("routing", json!({"kind": "ugal_l"})),
+        ("router.vcs", json!(3)),
+    ]);
+    let mut reports = Vec::new();
+    let stopped = exanet_core::check_routing_with_progress(&config, None, 64, 0.001, &mut |p| {
+        reports.push(*p);
+        false
+    })
+    .unwrap();
+    assert!(stopped.is_none());
+    // Called once: the check stops at its first report.
+    assert_eq!(reports.len(), 1);
+    assert!(reports
+        .iter()
+        .all(|p| p.destinations_total == 36 && p.destinations_done <= 36));
+    let mut calls = 0;
+    let full = exanet_core::check_routing_with_progress(&config, None, 64, 0.001, &mut |_| {
+        calls += 1;
+        true
+    })
+    .unwrap()
+    .expect("never stopped");
+    assert!(calls > 0);
+    assert_eq!((full.channels, full.dependencies), (468, 1008));
+}

@@ -7,8 +7,8 @@ use exanet_core::describe::{describe_topology as describe_topology_core, Describ
 use exanet_core::parallel::Transport;
 use exanet_core::stats::{Table, Value};
 use exanet_core::{
-    check_routing as check_routing_core, describe, job_program as job_program_core, simulate_on,
-    Config, DeadlockReport, RunOutput, SimError, StallReport, StuckChannel,
+    check_routing_with_progress, describe, job_program as job_program_core, simulate_on, Config,
+    DeadlockReport, RunOutput, SimError, StallReport, StuckChannel,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyValueError};
@@ -273,20 +273,51 @@ fn describe_topology<'py>(
     })
 }
 
-/// Builds the channel-dependency graph of a config's routing and checks it for cycles.
+/// Builds the channel-dependency graph of a config's routing and checks it for cycles, with the
+/// GIL released. `progress(dict)` is called about every `progress_interval_s` seconds; if it
+/// raises (or Ctrl-C arrives), the check stops and the exception propagates.
 #[pyfunction]
-#[pyo3(signature = (config_json, sources=None, max_draws=1024))]
+#[pyo3(signature = (config_json, sources=None, max_draws=1024, progress=None, progress_interval_s=0.5))]
 fn check_routing<'py>(
     py: Python<'py>,
     config_json: &str,
     sources: Option<u32>,
     max_draws: u32,
+    progress: Option<Py<PyAny>>,
+    progress_interval_s: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     guarded("check_routing", || {
         let config = parse(config_json)?;
+        let mut callback_error: Option<PyErr> = None;
         let check = py
-            .detach(|| check_routing_core(&config, sources, max_draws))
+            .detach(|| {
+                check_routing_with_progress(
+                    &config,
+                    sources,
+                    max_draws,
+                    progress_interval_s,
+                    &mut |p| {
+                        Python::attach(|py| {
+                            let result = py.check_signals().and_then(|()| match &progress {
+                                Some(callback) => {
+                                    let d = PyDict::new(py);
+                                    d.set_item("destinations_done", p.destinations_done)?;
+                                    d.set_item("destinations_total", p.destinations_total)?;
+                                    d.set_item("wall_s", p.wall_s)?;
+                                    callback.call1(py, (d,)).map(drop)
+                                }
+                                None => Ok(()),
+                            });
+                            result.map_err(|e| callback_error = Some(e)).is_ok()
+                        })
+                    },
+                )
+            })
             .map_err(config_error)?;
+        let Some(check) = check else {
+            return Err(callback_error
+                .unwrap_or_else(|| PyRuntimeError::new_err("the check was interrupted")));
+        };
         let d = PyDict::new(py);
         d.set_item("acyclic", check.acyclic)?;
         d.set_item("scope", check.scope)?;
@@ -294,6 +325,9 @@ fn check_routing<'py>(
         d.set_item("dependencies", check.dependencies)?;
         d.set_item("pairs", check.pairs)?;
         d.set_item("draws_per_pair", check.draws_per_pair)?;
+        d.set_item("sources_followed", check.sources_followed)?;
+        d.set_item("sources_total", check.sources_total)?;
+        d.set_item("exhaustive", check.exhaustive)?;
         let cycle = PyList::empty(py);
         for c in &check.cycle {
             let item = PyDict::new(py);
