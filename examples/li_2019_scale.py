@@ -125,7 +125,7 @@ def peak_rss_mb() -> float:
 def simulate(config: dict[str, Any]) -> tuple[dict[str, Any], float, float]:
     """The run's summary, its wall seconds and the process's peak RSS in MB."""
     started = time.perf_counter()
-    summary = exanet.simulate(config).summary
+    summary = exanet.simulate(config, progress=False).summary
     return summary, time.perf_counter() - started, peak_rss_mb()
 
 
