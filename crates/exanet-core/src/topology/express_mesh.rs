@@ -34,7 +34,7 @@ const MAX_LINE_SEARCH_STEPS: u64 = 1 << 28;
 
 /// Hop distances from position `src` of a line of `k` routers: a breadth-first search over the
 /// line's links (a line with gap 1 is complete: every other position is one hop away).
-fn line_distances_from(k: u32, gap: u32, src: usize) -> Vec<u32> {
+pub(crate) fn line_distances_from(k: u32, gap: u32, src: usize) -> Vec<u32> {
     let k = k as usize;
     let mut dist = vec![u32::MAX; k];
     dist[src] = 0;

@@ -12,6 +12,7 @@ mod torus;
 
 pub use dragonfly::{dragonfly, Arrangement, DragonflyParams, GroupShape};
 pub use express_mesh::express_mesh;
+pub(crate) use express_mesh::line_distances_from;
 pub use fat_tree::{fat_tree, FatTreeParams};
 pub use port_graph::{Layout, PortGraph};
 pub use torus::Torus;

@@ -3,7 +3,7 @@
 //! closed form keep a table of k x k bytes per dimension.
 
 use super::Distances;
-use crate::topology::Grid;
+use crate::topology::{line_distances_from, Grid};
 
 pub struct GridDistances {
     grid: Grid,
@@ -61,30 +61,13 @@ impl GridDistances {
     }
 }
 
-/// Breadth-first distances between the positions of a line of `k` routers whose positions at
-/// distance 1 + j * gap are linked.
+/// Distances between the positions of a line of `k` routers whose positions at distance
+/// 1 + j * gap are linked, `table[a * k + b]`.
 fn express_line(k: u32, gap: u32) -> Vec<u8> {
-    let k = k as usize;
-    let offsets: Vec<usize> = (1..k).step_by(gap as usize).collect();
-    let mut table = vec![u8::MAX; k * k];
-    for src in 0..k {
-        let row = &mut table[src * k..(src + 1) * k];
-        row[src] = 0;
-        let mut frontier = std::collections::VecDeque::from([src]);
-        while let Some(x) = frontier.pop_front() {
-            let ahead = offsets
-                .iter()
-                .map_while(|&o| Some(x + o).filter(|&y| y < k));
-            let behind = offsets.iter().map_while(|&o| x.checked_sub(o));
-            for y in ahead.chain(behind) {
-                if row[y] == u8::MAX {
-                    row[y] = row[x].saturating_add(1);
-                    frontier.push_back(y);
-                }
-            }
-        }
-    }
-    table
+    (0..k as usize)
+        .flat_map(|src| line_distances_from(k, gap, src))
+        .map(|d| d.min(u32::from(u8::MAX)) as u8)
+        .collect()
 }
 
 impl Distances for GridDistances {
