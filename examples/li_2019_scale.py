@@ -32,6 +32,7 @@ import multiprocessing
 import resource
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from example_scale import sized
@@ -163,8 +164,9 @@ def main() -> None:
                     "router": {"vcs": vcs},
                     **workload(endpoints),
                 }
-                with context.Pool(1) as pool:
-                    summary, wall_s, peak_mb = pool.apply(simulate, (config,))
+                # An executor, not a Pool: a worker that dies raises instead of hanging.
+                with ProcessPoolExecutor(1, mp_context=context) as pool:
+                    summary, wall_s, peak_mb = pool.submit(simulate, config).result()
                 job_us = summary.get("jobs_completion_ns_max")
                 row = (
                     name,
