@@ -85,8 +85,9 @@ pub fn partition(config: &Config, parts: u32) -> Result<parallel::PartitionRepor
 /// Builds the channel-dependency graph of a configuration's routing and checks it for cycles
 /// (docs/architecture.md §7): from `sources` evenly spaced source routers with endpoints (None:
 /// all of them, or as many as [`routing::cdg::WORK_BUDGET`] allows on large networks), to every
-/// destination, with as many random draws per pair as there are routers (capped at
-/// `max_draws`), so that every Valiant intermediate is followed.
+/// destination, with as many random draws per pair as reach every route the scheme can take
+/// (`RoutingFunction::distinct_draws`: every Valiant intermediate, every random pick; one for
+/// deterministic schemes), capped at `max_draws`.
 pub fn check_routing(
     config: &Config,
     sources: Option<u32>,
@@ -113,7 +114,7 @@ pub fn check_routing_with_progress(
         routing.as_ref(),
         config.router.vcs,
         routing::cdg::Coverage {
-            draws: t.num_routers().min(max_draws).max(1),
+            draws: routing.distinct_draws().min(max_draws).max(1),
             sources,
             budget: routing::cdg::WORK_BUDGET,
         },

@@ -355,13 +355,15 @@ fn below_the_budget_the_check_is_exhaustive_and_gives_the_answer_it_always_gave(
 #[test]
 fn beyond_the_budget_the_check_follows_evenly_spaced_sources_and_says_so() {
     use exanet_core::routing::{self, cdg};
-    // A 100,352-endpoint dragonfly (6,272 routers) at 1,024 draws is beyond the budget; a
-    // 338-router Slim Fly at 338 draws is not. An explicit count wins, capped at the total.
-    assert!(cdg::sources_to_follow(6272, 1024, None, cdg::WORK_BUDGET) < 6272);
+    // A 100,352-endpoint dragonfly (6,272 routers) under UGAL-L (196 draws: its groups) is
+    // beyond the budget; a deterministic scheme on 4,096 routers with endpoints and Valiant on
+    // a 264-router dragonfly (33 groups) are not. An explicit count wins, capped at the total.
+    assert!(cdg::sources_to_follow(6272, 196, None, cdg::WORK_BUDGET) < 20);
     assert_eq!(
-        cdg::sources_to_follow(338, 338, None, cdg::WORK_BUDGET),
-        338
+        cdg::sources_to_follow(4096, 1, None, cdg::WORK_BUDGET),
+        4096
     );
+    assert_eq!(cdg::sources_to_follow(264, 33, None, cdg::WORK_BUDGET), 264);
     assert_eq!(
         cdg::sources_to_follow(6272, 1024, Some(10), cdg::WORK_BUDGET),
         10
@@ -425,4 +427,80 @@ fn progress_counts_destinations_and_a_callback_returning_false_stops_the_check()
     .expect("never stopped");
     assert!(calls > 0);
     assert_eq!((full.channels, full.dependencies), (468, 1008));
+}
+
+/// The draws a scheme says reach every route (`distinct_draws`) find the same channels and
+/// dependencies as one draw per router (the check's old coverage), for every scheme that uses
+/// its random bits.
+#[test]
+fn the_distinct_draws_reach_every_channel_that_a_draw_per_router_reaches() {
+    let cases = [
+        (
+            json!({"kind": "dragonfly", "p": 1, "a": 4, "h": 2, "g": 9, "arrangement": "relative"}),
+            vec![
+                json!({"kind": "valiant"}),
+                json!({"kind": "ugal_l"}),
+                json!({"kind": "par"}),
+                json!({"kind": "fishnet_adaptive"}),
+                json!({"kind": "minimal", "selection": "random"}),
+            ],
+            4,
+        ),
+        (
+            json!({"kind": "slim_fly", "q": 5, "p": 1}),
+            vec![
+                json!({"kind": "valiant"}),
+                json!({"kind": "minimal", "selection": "random"}),
+            ],
+            4,
+        ),
+        (
+            json!({"kind": "fat_tree", "levels": 3, "radix": 4, "pods": 4, "taper": [1, 1]}),
+            vec![
+                json!({"kind": "ugal_l"}),
+                json!({"kind": "minimal", "selection": "random"}),
+            ],
+            8,
+        ),
+        (
+            json!({"kind": "torus", "dims": [4, 4], "concentration": 1}),
+            vec![json!({"kind": "source", "paths": [[0, 1, 2], [0, 4, 5, 6, 2], [0, 3, 2]]})],
+            6,
+        ),
+    ];
+    for (topology, schemes, vcs) in cases {
+        for routing in schemes {
+            let config = with(&[
+                ("topology", topology.clone()),
+                ("routing", routing.clone()),
+                ("router.vcs", json!(vcs)),
+            ]);
+            let t = topology::build(&config.topology).unwrap();
+            let r = exanet_core::routing::build(&config.routing, t.as_ref(), vcs).unwrap();
+            let follow = |draws: u32| {
+                let coverage = exanet_core::routing::cdg::Coverage {
+                    draws,
+                    sources: None,
+                    budget: u64::MAX,
+                };
+                exanet_core::routing::cdg::check(
+                    t.as_ref(),
+                    r.as_ref(),
+                    vcs,
+                    coverage,
+                    1e9,
+                    &mut |_| true,
+                )
+                .unwrap()
+            };
+            let distinct = r.distinct_draws();
+            let (few, many) = (follow(distinct), follow(t.num_routers().max(distinct)));
+            assert!(few.acyclic && many.acyclic, "{routing}");
+            assert_eq!(
+                (few.channels, few.dependencies),
+                (many.channels, many.dependencies),
+                "{routing} on {topology}: {distinct} draws"
+            );
+        }
+    }
 }

@@ -154,6 +154,12 @@ pub trait RoutingFunction: Send + Sync {
     fn state_bytes(&self) -> u64 {
         0
     }
+
+    /// How many values of a packet's random bits (0, 1, ...) reach every route the scheme can
+    /// take: the channel-dependency check follows no more (1 for deterministic schemes).
+    fn distinct_draws(&self) -> u32 {
+        1
+    }
 }
 
 /// Picks a candidate from local state only. Ways of one length: the one whose best VC holds

@@ -62,6 +62,11 @@ impl Scheme for FishnetAdaptive {
         }
         true
     }
+
+    /// Every intermediate (the random bits modulo their number).
+    fn distinct_draws(&self, paths: &Paths) -> u32 {
+        paths.intermediates()
+    }
 }
 
 /// A random subnet (not the source's or destination's) whose gateway is at most one local hop

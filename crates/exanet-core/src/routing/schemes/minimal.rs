@@ -29,4 +29,13 @@ impl Scheme for Minimal {
             Selection::Adaptive => Choice::every(paths.by_destination(q, at)),
         }
     }
+
+    /// A random pick is (bits ^ a router constant) modulo at most the widest router's ports:
+    /// any run of that many bit values, rounded up to a power of two, covers every pick.
+    fn distinct_draws(&self, paths: &Paths) -> u32 {
+        match self.selection {
+            Selection::Random => paths.widest().next_power_of_two(),
+            _ => 1,
+        }
+    }
 }

@@ -134,6 +134,11 @@ pub trait Scheme: Send + Sync + 'static {
     fn state_bytes(&self) -> u64 {
         0
     }
+
+    /// See [`RoutingFunction::distinct_draws`].
+    fn distinct_draws(&self, _paths: &Paths) -> u32 {
+        1
+    }
 }
 
 /// How VC classes follow a route.
@@ -254,6 +259,21 @@ impl Paths {
 
     pub fn routers(&self) -> usize {
         self.routers
+    }
+
+    /// How many Valiant intermediates there are (groups, or routers with endpoints): the
+    /// intermediate is the packet's random bits modulo this.
+    pub fn intermediates(&self) -> u32 {
+        match self.hierarchy() {
+            Some(h) => h.groups,
+            None => self.endpoint_routers.len() as u32,
+        }
+    }
+
+    /// The most network ports of a router: an oblivious random pick among closer ports is
+    /// the random bits modulo at most this.
+    pub fn widest(&self) -> u32 {
+        self.neighbours.iter().map(Vec::len).max().unwrap_or(1) as u32
     }
 
     /// The network ports of `router`: (port, neighbour).
@@ -740,6 +760,10 @@ impl<S: Scheme> RoutingFunction for SchemeRouting<S> {
 
     fn state_bytes(&self) -> u64 {
         self.paths.state_bytes() + self.scheme.state_bytes()
+    }
+
+    fn distinct_draws(&self) -> u32 {
+        self.scheme.distinct_draws(&self.paths)
     }
 
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {

@@ -114,6 +114,15 @@ impl Scheme for Source {
         true
     }
 
+    /// Every path of the pair with the most (the random bits modulo their number).
+    fn distinct_draws(&self, _paths: &Paths) -> u32 {
+        self.by_pair
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|run| run.len() as u32)
+            .max()
+            .unwrap_or(1)
+    }
+
     fn state_bytes(&self) -> u64 {
         let paths: usize = self.paths.iter().map(|p| p.len() * 4 + 24).sum();
         (paths + self.by_pair.len() * 12) as u64

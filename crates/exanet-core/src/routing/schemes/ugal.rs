@@ -45,4 +45,9 @@ impl Scheme for Ugal {
     fn global_view(&self) -> bool {
         self.global
     }
+
+    /// Every intermediate (the random bits modulo their number).
+    fn distinct_draws(&self, paths: &Paths) -> u32 {
+        paths.intermediates()
+    }
 }

@@ -26,4 +26,9 @@ impl Scheme for Valiant {
         }
         false
     }
+
+    /// Every intermediate (the random bits modulo their number).
+    fn distinct_draws(&self, paths: &Paths) -> u32 {
+        paths.intermediates()
+    }
 }
