@@ -108,8 +108,9 @@ def check_routing(
     """Prove (or refute) deadlock freedom of a config's routing: build the channel-dependency
     graph over every source router with endpoints (or `sources` evenly spaced ones; on networks
     too large to follow every one, as many evenly spaced ones as the core's work budget allows)
-    and every destination, with up to `max_draws` random draws per pair (every Valiant
-    intermediate when the network has no more routers), and check it for cycles.
+    and every destination, with as many random draws per pair as reach every route the scheme
+    can take (one per Valiant intermediate, one for deterministic schemes; at most
+    `max_draws`), and check it for cycles.
 
     `progress`, if given, is called about every 0.5 s with {"destinations_done",
     "destinations_total", "wall_s"}; if it raises, the check stops and the exception

@@ -323,6 +323,7 @@ def check_routing(
             else ""
         ),
     )
+    draws = result["draws_per_pair"]
     followed = (
         f"every one of {result['sources_total']:,} source routers followed"
         if result["exhaustive"]
@@ -334,7 +335,8 @@ def check_routing(
         stdout.print(
             f"acyclic ({result['scope']}): {result['channels']:,} channels, "
             f"{result['dependencies']:,} dependencies over {result['pairs']:,} "
-            f"source-destination pairs x {result['draws_per_pair']} random draws; {followed}"
+            f"source-destination pairs x {draws} random draw{'' if draws == 1 else 's'}; "
+            f"{followed}"
         )
     else:
         stdout.print(
