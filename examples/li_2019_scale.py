@@ -18,9 +18,9 @@ Each network runs with the fewest VCs its scheme accepts (the core refuses fewer
 router.vcs), on one thread. The 4-level fat-tree runs minimal routing only: UGAL-L needs more VCs
 than 8. Every run happens in a fresh process, so its peak RSS (the MB column: the whole process,
 Python and the built network included) is its own; wall s is the simulation alone.
-BENCHMARKS.md and docs/routing.md record the figures: a 100k-endpoint run takes about 1 to
-1.5 minutes on a 2-core machine, so the whole table takes about 30 to 45 minutes. A line is
-printed as each run finishes.
+BENCHMARKS.md and docs/routing.md record the figures: on a shared 2-core machine a uniform run
+of a 100k-endpoint system took 34 s to 3 minutes and 250-730 MB, an AllReduce 12-32 s and
+250-300 MB, so the whole table takes about 45 minutes. A line is printed as each run finishes.
 
 Run with `python3 examples/li_2019_scale.py`. EXANET_EXAMPLES_QUICK=1 runs small members of
 the same families for 0.5 us and 64 B AllReduces instead (a few seconds; example_scale.py).
