@@ -32,6 +32,18 @@ POLL_INTERVAL_S = 0.1
 
 T = TypeVar("T")
 
+ENDLESS_PS = 2**63
+"""A window ending at or beyond this (the core's 2^64 - 1 ps) has no end: message-passing jobs
+run until they finish."""
+LONGEST_ETA_S = 1000 * 86400
+"""ETAs beyond this are shown as "more than 1,000 days"."""
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= LONGEST_ETA_S:
+        return "more than 1,000 days"
+    return str(timedelta(seconds=round(max(seconds, 0))))
+
 
 class PeriodicLog:
     """Plain progress lines for a stream that is not a terminal: `update` writes its text when
@@ -131,6 +143,8 @@ class ProgressDisplay:
         sim_ps, target_ps = update["sim_time_ps"], update["target_time_ps"]
         if update["phase"] == "drain" and self._drain_limit_ps:
             return min(sim_ps - target_ps, self._drain_limit_ps), self._drain_limit_ps
+        if target_ps >= ENDLESS_PS:
+            return 0, 0
         return min(sim_ps, target_ps), target_ps
 
     def _fields(self, update: dict[str, Any], events_per_s: float) -> dict[str, str]:
@@ -145,6 +159,8 @@ class ProgressDisplay:
                 f"{update['packets_in_flight']:,} packets in flight, "
                 f"{sim_us - target_us:,.2f} us past the window{limit}"
             )
+        elif update["target_time_ps"] >= ENDLESS_PS:
+            simulated = f"{sim_us:,.2f} us simulated"
         else:
             simulated = f"{sim_us:,.2f} / {target_us:,.2f} us simulated"
         return {
@@ -170,11 +186,11 @@ class ProgressDisplay:
                 return ""
             speed = (sim_ps - start_sim_ps) / (wall_s - start_wall_s)
             remaining_s = (target_ps + self._drain_limit_ps - sim_ps) / speed
-            return f"at most {timedelta(seconds=round(max(remaining_s, 0)))} to the limit"
-        if sim_ps <= 0 or wall_s <= 0 or target_ps < sim_ps:
+            return f"at most {_duration(remaining_s)} to the limit"
+        if sim_ps <= 0 or wall_s <= 0 or target_ps < sim_ps or target_ps >= ENDLESS_PS:
             return ""
         remaining_s = (target_ps - sim_ps) * wall_s / sim_ps
-        return f"ETA {timedelta(seconds=round(remaining_s))}"
+        return f"ETA {_duration(remaining_s)}"
 
 
 def activity(

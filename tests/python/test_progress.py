@@ -164,3 +164,20 @@ def test_a_short_sweep_logs_nothing(capsys):
         bar.advance(False)
         bar.advance(False)
     assert capsys.readouterr().err == ""
+
+
+def test_a_run_without_an_end_shows_simulated_time_without_a_target_or_eta():
+    # Message-passing jobs run until they finish: the core's window ends at 2^64 - 1 ps.
+    endless = [
+        {**update(1_000_000, SHOW_AFTER_S / 4), "target_time_ps": 2**64 - 1},
+        {**update(2_000_000, SHOW_AFTER_S + 1), "target_time_ps": 2**64 - 1},
+    ]
+    for terminal in (True, False):
+        text = shown(True, endless, terminal=terminal)
+        assert re.search(r"\d\.00 us simulated", text)
+        assert "18,446" not in text and "ETA" not in text
+
+
+def test_an_eta_beyond_any_duration_says_so_instead_of_overflowing():
+    text = shown(True, [update(1, SHOW_AFTER_S / 4), update(2, 10**9)])
+    assert "ETA more than 1,000 days" in text
