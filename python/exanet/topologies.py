@@ -32,6 +32,7 @@ from pydantic import (
     model_validator,
 )
 
+from exanet import topology_files
 from exanet._types import U16_MAX, U32, U32_MAX, U64, PositiveU32
 from exanet._validation import FieldError, did_you_mean, format_value, to_config_error
 from exanet.errors import ConfigError
@@ -493,6 +494,8 @@ class EdgeGraph:
     routers: int
     links: tuple[tuple[int, int, int], ...]
     class_names: tuple[str, ...]
+    #: Endpoints per router, where the file says them (BookSim nodes, InfiniBand hosts).
+    endpoints: tuple[int, ...] | None = None
 
     def degrees(self) -> list[int]:
         degree = [0] * self.routers
@@ -526,8 +529,14 @@ class _EdgeCollector:
         index = self.classes.setdefault(name, len(self.classes))
         self.links.append((a, b, index))
 
-    def graph(self, routers: int | None, key: str, source: str) -> EdgeGraph:
-        if not self.links:
+    def graph(
+        self,
+        routers: int | None,
+        key: str,
+        source: str,
+        endpoints: Sequence[int] | None = None,
+    ) -> EdgeGraph:
+        if not self.links and endpoints is None:
             if routers is None:
                 raise ConfigError(key, source, f"at least one link: {EDGE_LIST_FORMAT}")
             return EdgeGraph(routers, (), (DEFAULT_LINK_CLASS,))
@@ -544,7 +553,16 @@ class _EdgeCollector:
                 str(routers),
                 f"at least {needed}: the edge list names router {needed - 1}",
             )
-        names = tuple(sorted(self.classes, key=self.classes.__getitem__))
+        names = tuple(sorted(self.classes, key=self.classes.__getitem__)) or (DEFAULT_LINK_CLASS,)
+        if endpoints is not None:
+            needed = max(needed, len(endpoints))
+            if routers is not None and routers != needed:
+                raise ConfigError(
+                    key.rsplit(".", 1)[0] + ".routers",
+                    str(routers),
+                    f"{needed}, the routers the file names (or leave routers out)",
+                )
+            return EdgeGraph(needed, tuple(self.links), names, tuple(endpoints))
         return EdgeGraph(routers or needed, tuple(self.links), names)
 
 
@@ -571,10 +589,16 @@ def _check_linked(graph: EdgeGraph, routers_given: bool) -> None:
 
 
 def read_edge_list(
-    path: str | os.PathLike[str], *, key: str = "topology.edges", routers: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    key: str = "topology.edges",
+    routers: int | None = None,
+    file_format: str = "auto",
 ) -> EdgeGraph:
-    """Read an edge-list file (`EDGE_LIST_FORMAT`); a problem is a ConfigError naming `key`,
-    the file and the line."""
+    """Read a topology file: an edge list (`EDGE_LIST_FORMAT`), or a BookSim anynet listing,
+    ibnetdiscover output, GraphML or GML (`exanet.topology_files`), told apart by content
+    unless `file_format` names one; a problem is a ConfigError naming `key`, the file and the
+    line."""
     source = format_value(os.fspath(path))
     try:
         with open(path, encoding="utf-8") as file:
@@ -585,6 +609,17 @@ def read_edge_list(
         ) from None
     except UnicodeDecodeError:
         raise ConfigError(key, source, f"a UTF-8 text file: {EDGE_LIST_FORMAT}") from None
+    text = "\n".join(lines)
+    found = topology_files.detect(text) if file_format == "auto" else file_format
+    if found != "edges":
+        try:
+            foreign = topology_files.READERS[found](text)
+        except topology_files.TopologyFileError as error:
+            raise ConfigError(key, f"{source} ({found}) {error.where}", error.expected) from None
+        collector = _EdgeCollector()
+        for a, b, name in foreign.links:
+            collector.add(a, b, name)
+        return collector.graph(routers, key, source, foreign.endpoints)
     collector = _EdgeCollector()
     for number, line in enumerate(lines, start=1):
         tokens = line.split("#", 1)[0].split()
@@ -627,9 +662,9 @@ def edges_from_list(
 EdgesSource = StrictStr | list[list[StrictInt | StrictStr]]
 
 
-def _load_edges(edges: Any, key: str, routers: int | None) -> EdgeGraph:
+def _load_edges(edges: Any, key: str, routers: int | None, file_format: str = "auto") -> EdgeGraph:
     if isinstance(edges, str):
-        return read_edge_list(edges, key=key, routers=routers)
+        return read_edge_list(edges, key=key, routers=routers, file_format=file_format)
     return edges_from_list(edges, key=key, routers=routers)
 
 
@@ -638,8 +673,12 @@ class CustomTopology(_Model):
 
     kind: Literal["custom"]
     edges: EdgesSource = Field(
-        description='an edge-list file (one link per line, "A B" or "A B CLASS", \'#\' comments)'
+        description='an edge-list file (one link per line, "A B" or "A B CLASS", \'#\' comments),'
+        " a BookSim anynet file, ibnetdiscover output, GraphML or GML (docs/topologies.md),"
         ' or an inline list of links [[A, B], [A, B, "CLASS"], ...]'
+    )
+    format: Literal["auto", "edges", "anynet", "ibnetdiscover", "graphml", "gml"] = Field(
+        "auto", description="the edges file's format; auto: told from its content"
     )
     routers: PositiveU32 | None = Field(
         None, description="number of routers; default the largest router id + 1"
@@ -660,8 +699,8 @@ class CustomTopology(_Model):
             raise FieldError(
                 "endpoints", "either concentration or endpoints (one count per router), not both"
             )
-        self._graph = _load_edges(self.edges, "topology.edges", self.routers)
-        if self.endpoints is None:
+        self._graph = _load_edges(self.edges, "topology.edges", self.routers, self.format)
+        if self._per_router() is None:
             _check_linked(self._graph, self.routers is not None)
         routers = self._graph.routers
         if self.endpoints is not None and len(self.endpoints) != routers:
@@ -669,23 +708,30 @@ class CustomTopology(_Model):
                 "endpoints",
                 f"one endpoint count per router: {routers} entries, not {len(self.endpoints)}",
             )
-        self._derive(concentration=None if self.endpoints is not None else 1)
+        self._derive(concentration=None if self._per_router() is not None else 1)
         return self
+
+    def _per_router(self) -> Sequence[int] | None:
+        """Endpoints per router: the user's list, else the file's (unless a concentration)."""
+        if self.endpoints is not None or self.concentration is not None:
+            return self.endpoints
+        return self._graph.endpoints
 
     @property
     def graph(self) -> EdgeGraph:
         return self._graph
 
     def router_ports(self) -> dict[str, int]:
-        endpoint_key = "concentration" if self.endpoints is None else "endpoints"
+        endpoint_key = "concentration" if self._per_router() is None else "endpoints"
         counts = self.endpoint_counts()
         degrees = self._graph.degrees()
         widest = max(range(self._graph.routers), key=lambda r: degrees[r] + counts[r])
         return {"edges": degrees[widest], endpoint_key: counts[widest]}
 
     def endpoint_counts(self) -> list[int]:
-        if self.endpoints is not None:
-            return list(self.endpoints)
+        per_router = self._per_router()
+        if per_router is not None:
+            return list(per_router)
         return [self.concentration or 0] * self._graph.routers
 
     def to_core(self) -> dict[str, Any]:
