@@ -469,6 +469,46 @@ def test_chakra_files_to_program(tmp_path):
     ]  # fmt: skip
 
 
+def test_chakra_traces_shaped_like_the_pytorch_converters_are_read(tmp_path):
+    """Chakra's PyTorch converter drops its root node but keeps ctrl_deps to it, and writes a
+    COMM_COLL_NODE without comm_type for the host-side c10d call beside the kernel node that
+    carries it: the dangling control edge is left out, the host-side node is no operation."""
+    rank = METADATA + b"".join(
+        [
+            # id 2, COMP_NODE, 3 us, ctrl_deps [1] (packed): node 1 is not in the file
+            message(b"\x08\x02", b"\x12\x03mm_", b"\x18\x04", b"\x38\x03", b"\x22\x01\x01"),
+            # id 3, COMM_COLL_NODE "c10d::broadcast_", no comm_type, ctrl_deps [2]
+            message(
+                b"\x08\x03",
+                b"\x12\x10c10d::broadcast_",
+                b"\x18\x07",
+                b"\x22\x01\x02",
+                attribute("is_cpu_op", BOOL, b"\x01"),
+            ),
+            # id 4, the kernel: BROADCAST (5) of 64 B, data_deps [3]
+            message(
+                b"\x08\x04",
+                b"\x18\x07",
+                b"\x2a\x01\x03",
+                attribute("comm_type", INT64, b"\x05"),
+                attribute("comm_size", INT64, b"\x40"),
+            ),
+        ]
+    )
+    for r in range(2):
+        (tmp_path / f"conv.{r}.et").write_bytes(rank)
+    program = read_chakra(tmp_path / "conv", key="traffic.jobs[0].trace").validate()
+    rows = list(
+        program.sorted()[["rank", "op", "bytes", "compute_ns"]].itertuples(index=False, name=None)
+    )
+    assert rows == [
+        (0, "compute", 0, 3000.0),
+        (0, "bcast", 64, 0.0),
+        (1, "compute", 0, 3000.0),
+        (1, "bcast", 64, 0.0),
+    ]
+
+
 @pytest.mark.parametrize(
     ("node", "value", "expected"),
     [

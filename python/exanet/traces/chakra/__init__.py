@@ -14,11 +14,17 @@ Mapping of nodes to operations:
   allgather, BROADCAST -> bcast, ALL_TO_ALL -> alltoall, BARRIER -> barrier; comm_size is each
   rank's buffer (allgather: its contribution; all-to-all: its whole send buffer, so each other
   rank gets comm_size / ranks). Collectives span every rank (pg_name process groups are not
-  read), with root 0 and the default algorithm. Other collective types are refused;
+  read), with root 0 and the default algorithm. Other collective types are refused. A
+  COMM_COLL_NODE without comm_type is the host-side call (Chakra's PyTorch converter writes one
+  for every c10d call, e.g. `c10d::broadcast_`, beside the device-side kernel node that carries
+  comm_type): no operation, as for METADATA_NODE;
 - METADATA_NODE: no operation (its dependencies still order the others).
 
 data_deps and ctrl_deps both mean "after the completion of", and each rank's graph becomes a
-sequential program the way GOAL `requires` does (`exanet.traces._dag`).
+sequential program the way GOAL `requires` does (`exanet.traces._dag`). A ctrl_dep on a node the
+file does not hold is left out: Chakra's PyTorch converter drops its root node but keeps the
+control edges to it, and Chakra's own feeder follows data_deps only. A data_dep on a missing node
+is an error.
 """
 
 from __future__ import annotations
@@ -351,7 +357,8 @@ def _rank_program(nodes: list[ChakraNode], ranks: int, key: str, path: Path) -> 
     dag = []
     for node in nodes:
         deps = []
-        for dep in node.data_deps + node.ctrl_deps:
+        present_ctrl = [dep for dep in node.ctrl_deps if dep in index]
+        for dep in node.data_deps + present_ctrl:
             if dep not in index:
                 raise ConfigError(
                     key, f"{path}: {node} depends on {dep}", "ids of nodes of its file"
@@ -395,6 +402,8 @@ def _op(node: ChakraNode, ranks: int, key: str, path: Path) -> Op | None:
             bytes=_attr(node, "comm_size", where, key, 0, MAX_MESSAGE_BYTES),
             tag=_attr(node, "comm_tag", where, key, 0, _MAX_TAG, default=0),
         )
+    if node_type == "COMM_COLL_NODE" and "comm_type" not in node.attrs:
+        return None
     if node_type == "COMM_COLL_NODE":
         comm_type = _attr(node, "comm_type", where, key, 0, max(COLLECTIVE_TYPES))
         op = _OPS_OF_COLLECTIVES.get(COLLECTIVE_TYPES[comm_type])
