@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -302,6 +303,18 @@ class Job(_Section):
     placement: Placement = "linear"
     map: list[U32] | None = Field(None, description="rank i on endpoint map[i] (placement = map)")
     start: JobTimePs = Field("0ns", description="when the job starts, in ps at most 10^6 s")
+    trace_compute_default: JobTimePs | None = Field(
+        None,
+        description="compute time of a trace's compute operations that carry none (a host "
+        "trace converted without durations)",
+    )
+    trace_compute_scale: float = Field(
+        1.0,
+        ge=0.0,
+        le=1e6,
+        allow_inf_nan=False,
+        description="factor on every compute time of a trace (another machine's speed)",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Job:
@@ -314,6 +327,9 @@ class Job(_Section):
             )
         if self.trace is None and self.ranks is None:
             raise FieldError("ranks", "the number of ranks of the job, >= 1")
+        for name in ("trace_compute_default", "trace_compute_scale"):
+            if self.trace is None and name in self.model_fields_set:
+                raise FieldError(name, "only for a job that runs a trace")
         if self.map is not None and self.placement != "map":
             if "placement" in self.model_fields_set:
                 raise FieldError("map", 'only with placement = "map" (or no placement)')
@@ -403,11 +419,31 @@ class Job(_Section):
             program = Program.from_file(self.program, self.ranks, self.params, key=key)
         elif self.trace is not None:
             key = f"traffic.jobs[{index}].trace"
-            program = load_trace(self.trace, self.ranks, key=key)
+            program = self._trace_compute(load_trace(self.trace, self.ranks, key=key), index)
             self._check_placement(index, program.ranks, free_endpoints, f" of {self.trace}")
         else:
             raise ConfigError(f"traffic.jobs[{index}].app", "(none)", "an app, program or trace")
         return program.validate(key)
+
+    def _trace_compute(self, program: Program, index: int) -> Program:
+        """The trace's compute times: those without a time take `trace_compute_default`, then
+        all are scaled by `trace_compute_scale`. A trace whose compute operations all carry no
+        time (and no default) runs with a warning: its job time is communication only."""
+        ops = program.ops
+        compute = ops["op"] == "compute"
+        untimed = compute & (ops["compute_ns"] == 0)
+        if self.trace_compute_default is not None:
+            ops.loc[untimed, "compute_ns"] = self.trace_compute_default / 1000
+        elif compute.any() and untimed[compute].all():
+            warnings.warn(
+                f"traffic.jobs[{index}].trace: {self.trace} has {int(compute.sum()):,} compute "
+                "operations and none carries a time (a host trace converted without "
+                "durations?): the job's time is communication only; give "
+                f"traffic.jobs[{index}].trace_compute_default (a time per operation)",
+                stacklevel=2,
+            )
+        ops.loc[compute, "compute_ns"] *= self.trace_compute_scale
+        return program
 
     def _check_placement(
         self, index: int, ranks: int, free_endpoints: int | None, whose: str

@@ -1,6 +1,7 @@
 import gzip
 import struct
 import time
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -615,3 +616,54 @@ def test_load_trace_dispatch_and_samples_match_their_generators(tmp_path):
         load_trace(tmp_path / "trace.json")
     with pytest.raises(ConfigError, match="3 files"):
         load_trace(SAMPLES / "train_step", ranks=3)
+
+
+def test_a_trace_without_compute_times_warns_and_takes_a_default_or_a_scale(tmp_path):
+    """A Chakra trace converted from a PyTorch host trace without durations: compute nodes of
+    0 us. The run says the trace carries no compute time; a default and a scale set it."""
+    rank = METADATA + b"".join(
+        [
+            message(b"\x08\x01", b"\x18\x04"),  # COMP_NODE, no duration
+            message(
+                b"\x08\x02",
+                b"\x18\x07",
+                b"\x2a\x01\x01",
+                attribute("comm_type", INT64, b"\x00"),
+                attribute("comm_size", INT64, b"\x40"),
+            ),
+        ]
+    )
+    for r in range(2):
+        (tmp_path / f"host.{r}.et").write_bytes(rank)
+    base = {
+        "topology": {"kind": "torus", "dims": [2], "concentration": 1},
+        "router": {"vc_buffer": "8KiB"},
+        "traffic": {"kind": "jobs", "jobs": [{"trace": str(tmp_path / "host")}]},
+    }
+
+    def job_time_ns(**job):
+        config = {
+            **base,
+            "traffic": {"kind": "jobs", "jobs": [{"trace": str(tmp_path / "host"), **job}]},
+        }
+        return exanet.simulate(config).summary["jobs_completion_ns_max"]
+
+    with pytest.warns(UserWarning, match=r"none carries a time.*trace_compute_default"):
+        bare = job_time_ns()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        defaulted = job_time_ns(trace_compute_default="2us")
+        scaled = job_time_ns(trace_compute_default="2us", trace_compute_scale=3)
+    assert defaulted == pytest.approx(bare + 2000)
+    assert scaled == pytest.approx(bare + 6000)
+    with pytest.raises(ConfigError) as caught:
+        exanet.validate(
+            {
+                **base,
+                "traffic": {
+                    "kind": "jobs",
+                    "jobs": [{"app": "allreduce", "ranks": 2, "trace_compute_scale": 2}],
+                },
+            }
+        )
+    assert caught.value.key == "traffic.jobs[0].trace_compute_scale"
