@@ -3,59 +3,10 @@
 
 mod common;
 
-use common::{run_ok, with};
+use common::{families, run_ok, with};
 use exanet_core::describe;
 use exanet_core::stats::Value;
 use serde_json::{json, Value as Json};
-
-fn families() -> Vec<(&'static str, Json, u32)> {
-    vec![
-        (
-            "fat_tree",
-            json!({"kind": "fat_tree", "levels": 3, "radix": 8, "pods": 4, "taper": [1, 1]}),
-            4,
-        ),
-        (
-            "dragonfly",
-            json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"}),
-            3,
-        ),
-        (
-            "dragonfly_rc",
-            json!({"kind": "dragonfly_rc", "p": 1, "rows": 2, "cols": 3, "local_links": 1,
-                   "h": 1, "g": 7, "arrangement": "absolute"}),
-            5,
-        ),
-        (
-            "dragonfly_plus",
-            json!({"kind": "dragonfly_plus", "p": 2, "leaves": 3, "spines": 3, "h": 2, "g": 7,
-                   "arrangement": "circulant"}),
-            5,
-        ),
-        ("slim_fly", json!({"kind": "slim_fly", "q": 5, "p": 2}), 2),
-        ("polarfly", json!({"kind": "polarfly", "q": 5, "p": 2}), 2),
-        (
-            "jellyfish",
-            json!({"kind": "jellyfish", "routers": 40, "degree": 5, "p": 2, "seed": 3}),
-            6,
-        ),
-        (
-            "fishnet",
-            json!({"kind": "fishnet", "base": {"kind": "petersen"}, "p": 1}),
-            4,
-        ),
-        (
-            "fishnet_lite",
-            json!({"kind": "fishnet_lite", "base": {"kind": "petersen"}, "p": 1}),
-            5,
-        ),
-        (
-            "express_mesh",
-            json!({"kind": "express_mesh", "dims": [5, 4], "gap": 2, "concentration": 2}),
-            4,
-        ),
-    ]
-}
 
 fn config(topology: &Json, vcs: u32, load: f64, drain: &str) -> exanet_core::Config {
     with(&[

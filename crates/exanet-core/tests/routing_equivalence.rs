@@ -6,57 +6,27 @@
 
 mod common;
 
-use common::with;
+use common::{families, with};
 use exanet_core::routing::{self, Candidates, RouteQuery, RouteState, RoutingFunction};
 use exanet_core::topology::{self, Peer, Topology};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
+/// Every family's small instance, and a few more shapes (a 4-level fat-tree, a dragonfly with
+/// several links per group pair, HyperX, torus, mesh, a custom graph with endpoint-free routers).
 fn instances() -> Vec<(&'static str, Value)> {
-    vec![
-        (
-            "fat_tree",
-            json!({"kind": "fat_tree", "levels": 3, "radix": 8, "pods": 4, "taper": [1, 1]}),
-        ),
+    let mut all: Vec<(&'static str, Value)> = families()
+        .into_iter()
+        .map(|(name, t, _)| (name, t))
+        .collect();
+    all.extend([
         (
             "fat_tree4",
             json!({"kind": "fat_tree", "levels": 4, "radix": 4, "pods": 3, "taper": [1, 1]}),
         ),
         (
-            "dragonfly",
-            json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"}),
-        ),
-        (
             "dragonfly_small_g",
             json!({"kind": "dragonfly", "p": 1, "a": 4, "h": 2, "g": 5, "arrangement": "absolute"}),
-        ),
-        (
-            "dragonfly_rc",
-            json!({"kind": "dragonfly_rc", "p": 1, "rows": 2, "cols": 3, "local_links": 1,
-                   "h": 1, "g": 7, "arrangement": "absolute"}),
-        ),
-        (
-            "dragonfly_plus",
-            json!({"kind": "dragonfly_plus", "p": 2, "leaves": 3, "spines": 3, "h": 2, "g": 7,
-                   "arrangement": "circulant"}),
-        ),
-        ("slim_fly", json!({"kind": "slim_fly", "q": 5, "p": 2})),
-        ("polarfly", json!({"kind": "polarfly", "q": 5, "p": 2})),
-        (
-            "jellyfish",
-            json!({"kind": "jellyfish", "routers": 40, "degree": 5, "p": 2, "seed": 3}),
-        ),
-        (
-            "fishnet",
-            json!({"kind": "fishnet", "base": {"kind": "petersen"}, "p": 1}),
-        ),
-        (
-            "fishnet_lite",
-            json!({"kind": "fishnet_lite", "base": {"kind": "petersen"}, "p": 1}),
-        ),
-        (
-            "express_mesh",
-            json!({"kind": "express_mesh", "dims": [5, 4], "gap": 2, "concentration": 2}),
         ),
         (
             "hyperx",
@@ -77,7 +47,8 @@ fn instances() -> Vec<(&'static str, Value)> {
                              [0, 3, 0]]},
                    "endpoints": [1, 0, 2, 1, 0, 1]}),
         ),
-    ]
+    ]);
+    all
 }
 
 fn schemes() -> Vec<(&'static str, Value)> {
