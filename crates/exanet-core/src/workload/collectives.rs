@@ -1,4 +1,5 @@
-//! MPI collectives expanded into point-to-point messages by MPICH's classic algorithms.
+//! MPI collectives expanded into point-to-point messages by MPICH's classic algorithms (and the
+//! linear gather and scatter, ring reduce_scatter and distance-doubling scan of other MPIs).
 //!
 //! A rank goes through [`Collective::steps`] steps; in each it posts all of the step's sends and
 //! receives at once and waits for all of them before the next. Steps are computed on demand, in
@@ -6,8 +7,10 @@
 //! materialised. A step where a rank has nothing to do is empty.
 //!
 //! n ranks, p = the largest power of two ≤ n, rem = n − p, L = ⌈log2 n⌉. `bytes` is S, the buffer
-//! each rank holds (bcast, reduce, allreduce); B, one block (allgather: each rank's contribution;
-//! alltoall: what goes to each other rank); T, all a rank sends (alltoallv).
+//! each rank holds (bcast, reduce, allreduce, reduce_scatter, scan, exscan); B, one block
+//! (allgather, gather: each rank's contribution; scatter: what each rank ends with; alltoall:
+//! what goes to each other rank); T, all a rank sends (alltoallv). sub(r) = min(lowbit(r), n − r)
+//! is the size of relative rank r's binomial subtree (r ≥ 1).
 //!
 //! | collective | algorithm | steps | messages sent per rank | bytes sent per rank |
 //! |---|---|---|---|---|
@@ -16,6 +19,13 @@
 //! | allreduce | rabenseifner | 2·log2 p, +2 if rem > 0 | 2·log2 p | 2S(p−1)/p |
 //! | bcast | binomial | L | root L; n − 1 in all | S per message |
 //! | reduce | binomial | L | 1, root 0; n − 1 in all | S per message |
+//! | gather | binomial | L | 1, root 0; n − 1 in all | B·sub(r); root gets B(n−1) |
+//! | gather | linear | 1 | 1, root 0 (gets n − 1 at once) | B |
+//! | scatter | binomial | L | root L; n − 1 in all | B·sub(r) to r; root sends B(n−1) |
+//! | scatter | linear | 1 | root n − 1 at once, others 0 | B per message |
+//! | reduce_scatter | ring | n − 1 | n − 1 | S − chunk(me) ≈ S(n−1)/n |
+//! | reduce_scatter | pairwise | n − 1 | n − 1, step k to rank me + k | S − chunk(me) |
+//! | scan, exscan | recursive_doubling | L | #{k < L : me + 2^k < n}, step k to me + 2^k | S per message |
 //! | allgather | ring | n − 1 | n − 1 | B(n−1) |
 //! | allgather | recursive_doubling (n = 2^L) | L | L, step k: B·2^k | B(n−1) |
 //! | alltoall | pairwise | n − 1 | n − 1, step k to rank me + k | B(n−1) |
@@ -32,7 +42,19 @@
 //!   a chunk of 0 bytes is still a message, so message counts never depend on S. Every chunk of a
 //!   ring goes round twice: 2(n−1)·S bytes in all, exactly.
 //! - Bcast/reduce count ranks relative to `root`; the root sends (bcast) or receives (reduce) in
-//!   every step.
+//!   every step. Binomial gather (scatter) is reduce's (bcast's) tree carrying blocks: relative
+//!   rank r sends (receives) the blocks of its subtree, r..r + sub(r), once; block c is relative
+//!   rank c's. Linear gather and scatter take one step: the root posts its n − 1 receives (sends)
+//!   at once and the network serialises them at its link.
+//! - Reduce_scatter cuts S into n chunks like the ring allreduce, and rank me ends with chunk me
+//!   reduced: it sends every chunk but its own, S − chunk(me) bytes, (n−1)·S in all. Ring: the
+//!   ring allreduce's first n − 1 steps, chunks renumbered by one (step s sends chunk me − 1 − s
+//!   to me + 1). Pairwise: step k sends chunk me + k to rank me + k and receives chunk me from
+//!   rank me − k.
+//! - Scan and exscan (Hillis–Steele): step k sends the partial result of ranks me − 2^k + 1..=me
+//!   to me + 2^k if it exists and receives from me − 2^k if it exists, so rank r hears from
+//!   exactly the ranks r − 2^k ≥ 0; n·L − 2^L + 1 messages in all. Exscan moves the same
+//!   messages (each rank keeps its own contribution apart).
 //! - Bruck: step k carries the blocks whose offset i in 1..n (destination − source) has bit k set;
 //!   blocks keep their offset, so each lands after L steps (n/2 blocks a step when n = 2^L).
 //! - Alltoallv: the share to the i-th next rank is ⌊T/(n−1)⌋, +1 for i ≤ T mod (n−1). Receivers
@@ -49,6 +71,11 @@ pub enum CollectiveKind {
     Allgather,
     Alltoall,
     Alltoallv,
+    Gather,
+    Scatter,
+    ReduceScatter,
+    Scan,
+    Exscan,
 }
 
 /// How a collective is expanded into messages.
@@ -62,6 +89,7 @@ pub enum Algorithm {
     Pairwise,
     Bruck,
     Dissemination,
+    Linear,
 }
 
 /// One message of a step: to (in sends) or from (in receives) `peer`.
@@ -80,7 +108,7 @@ pub struct Collective {
     pub ranks: u32,
     /// This rank.
     pub me: u32,
-    /// Source of a bcast, destination of a reduce; ignored by the others.
+    /// Source of a bcast or scatter, destination of a reduce or gather; ignored by the others.
     pub root: u32,
     /// S, B or T of the module table, by kind.
     pub bytes: u64,
@@ -97,7 +125,20 @@ impl CollectiveKind {
             Self::Allgather => "allgather",
             Self::Alltoall => "alltoall",
             Self::Alltoallv => "alltoallv",
+            Self::Gather => "gather",
+            Self::Scatter => "scatter",
+            Self::ReduceScatter => "reduce_scatter",
+            Self::Scan => "scan",
+            Self::Exscan => "exscan",
         }
+    }
+
+    /// Whether the collective has a root (a rank of the communicator).
+    pub fn rooted(self) -> bool {
+        matches!(
+            self,
+            Self::Bcast | Self::Reduce | Self::Gather | Self::Scatter
+        )
     }
 
     /// MPICH's usual choice for mid-sized messages.
@@ -114,12 +155,15 @@ impl CollectiveKind {
             Self::Allreduce => &[A::RecursiveDoubling, A::Ring, A::Rabenseifner],
             Self::Allgather => &[A::Ring, A::RecursiveDoubling],
             Self::Alltoall | Self::Alltoallv => &[A::Pairwise, A::Bruck],
+            Self::Gather | Self::Scatter => &[A::Binomial, A::Linear],
+            Self::ReduceScatter => &[A::Ring, A::Pairwise],
+            Self::Scan | Self::Exscan => &[A::RecursiveDoubling],
         }
     }
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 7] = [
+    pub const ALL: [Algorithm; 8] = [
         Algorithm::RecursiveDoubling,
         Algorithm::Ring,
         Algorithm::Rabenseifner,
@@ -127,6 +171,7 @@ impl Algorithm {
         Algorithm::Pairwise,
         Algorithm::Bruck,
         Algorithm::Dissemination,
+        Algorithm::Linear,
     ];
 
     /// The name in configurations.
@@ -139,6 +184,7 @@ impl Algorithm {
             Self::Pairwise => "pairwise",
             Self::Bruck => "bruck",
             Self::Dissemination => "dissemination",
+            Self::Linear => "linear",
         }
     }
 }
@@ -202,6 +248,7 @@ impl Collective {
         match (self.kind, self.algorithm) {
             (CollectiveKind::Allreduce, A::Ring) => 2 * (n - 1),
             (_, A::Ring | A::Pairwise) => n - 1,
+            (_, A::Linear) => u32::from(n > 1),
             (CollectiveKind::Allreduce, A::RecursiveDoubling) => lg + 2 * fold,
             (_, A::Rabenseifner) => 2 * lg + 2 * fold,
             _ => ceil_log2(n),
@@ -245,7 +292,9 @@ impl Collective {
         };
         match (self.kind, self.algorithm) {
             (CollectiveKind::Barrier, _) => (0, 0),
-            (CollectiveKind::Allreduce, Algorithm::Ring) => split(self.ranks),
+            (CollectiveKind::Allreduce, Algorithm::Ring) | (CollectiveKind::ReduceScatter, _) => {
+                split(self.ranks)
+            }
             (CollectiveKind::Allreduce, Algorithm::Rabenseifner) => split(pof2(self.ranks)),
             (CollectiveKind::Alltoallv, _) => split(self.ranks - 1),
             _ => (self.bytes, 0),
@@ -266,31 +315,62 @@ impl Collective {
         };
         match (self.kind, self.algorithm) {
             (K::Allreduce, A::RecursiveDoubling | A::Rabenseifner) => self.folded(s, f),
-            (K::Allreduce, A::Ring) => {
-                // Reduce-scatter leaves chunk me + 1 complete at me; the allgather sends it first.
-                let (t, o) = if s < n - 1 { (s, 0) } else { (s - (n - 1), 1) };
+            (K::Allreduce | K::ReduceScatter, A::Ring) => {
+                // Step t of a reduce-scatter sends chunk me + o − t: the allreduce's (o = 0)
+                // leaves chunk me + 1 complete at me, which its allgather (o = 1) sends first; a
+                // reduce_scatter's starts one chunk lower so rank me ends with chunk me.
+                let (t, o) = match self.kind {
+                    K::ReduceScatter => (s + 1, 0),
+                    _ if s < n - 1 => (s, 0),
+                    _ => (s - (n - 1), 1),
+                };
                 let c = (me + o + n - t) % n;
                 exchange(right(1), one(c), left(1), one((c + n - 1) % n));
             }
-            (K::Bcast | K::Reduce, A::Binomial) => {
-                // Bcast halves the distance each step; reduce is its mirror image in time.
-                let m = if self.kind == K::Bcast {
+            (K::ReduceScatter, A::Pairwise) => {
+                exchange(right(s + 1), one(right(s + 1)), left(s + 1), one(me));
+            }
+            (K::Bcast | K::Reduce | K::Gather | K::Scatter, A::Binomial) => {
+                // Bcast and scatter halve the distance each step; reduce and gather are their
+                // mirror images in time. Gather and scatter move the blocks of the subtree of
+                // the lower-distance end, relative ranks r..r + m.
+                let down = matches!(self.kind, K::Bcast | K::Scatter);
+                let m = if down {
                     1 << (ceil_log2(n) - 1 - s)
                 } else {
                     1 << s
                 };
                 let rel = (me + n - self.root) % n;
                 let abs = |r: u32| (r + self.root) % n;
-                let (child, parent) = if self.kind == K::Bcast {
+                let blocks = |r: u32| match self.kind {
+                    K::Gather | K::Scatter => Blocks::Range(r, (r + m).min(n)),
+                    _ => one(0),
+                };
+                let (child, parent) = if down {
                     (Side::Recv, Side::Send)
                 } else {
                     (Side::Send, Side::Recv)
                 };
                 let low = rel & (2 * m - 1);
                 if low == m {
-                    f(child, abs(rel - m), one(0));
+                    f(child, abs(rel - m), blocks(rel));
                 } else if low == 0 && rel + m < n {
-                    f(parent, abs(rel + m), one(0));
+                    f(parent, abs(rel + m), blocks(rel + m));
+                }
+            }
+            (K::Gather | K::Scatter, A::Linear) => {
+                let rel = (me + n - self.root) % n;
+                let (leaf, root) = if self.kind == K::Gather {
+                    (Side::Send, Side::Recv)
+                } else {
+                    (Side::Recv, Side::Send)
+                };
+                if rel != 0 {
+                    f(leaf, self.root, one(rel));
+                } else {
+                    for r in 1..n {
+                        f(root, (r + self.root) % n, one(r));
+                    }
                 }
             }
             (K::Allgather, A::Ring) => {
@@ -310,6 +390,15 @@ impl Collective {
                 exchange(right(1 << s), Blocks::Bit(s), left(1 << s), Blocks::Bit(s));
             }
             (K::Barrier, A::Dissemination) => exchange(right(1 << s), one(0), left(1 << s), one(0)),
+            (K::Scan | K::Exscan, A::RecursiveDoubling) => {
+                let d = 1 << s;
+                if me + d < n {
+                    f(Side::Send, me + d, one(0));
+                }
+                if me >= d {
+                    f(Side::Recv, me - d, one(0));
+                }
+            }
             _ => panic!("{self:?} is not implemented; see Collective::check"),
         }
     }
@@ -402,7 +491,7 @@ mod tests {
     use Algorithm as A;
     use CollectiveKind as K;
 
-    const KINDS: [K; 7] = [
+    const KINDS: [K; 12] = [
         K::Barrier,
         K::Bcast,
         K::Reduce,
@@ -410,16 +499,13 @@ mod tests {
         K::Allgather,
         K::Alltoall,
         K::Alltoallv,
+        K::Gather,
+        K::Scatter,
+        K::ReduceScatter,
+        K::Scan,
+        K::Exscan,
     ];
-    const ALGORITHMS: [A; 7] = [
-        A::RecursiveDoubling,
-        A::Ring,
-        A::Rabenseifner,
-        A::Binomial,
-        A::Pairwise,
-        A::Bruck,
-        A::Dissemination,
-    ];
+    const ALGORITHMS: [A; 8] = Algorithm::ALL;
 
     fn sizes() -> impl Iterator<Item = u32> {
         (1..=33).chain([64, 100])
@@ -621,6 +707,152 @@ mod tests {
         );
     }
 
+    /// Every message of the collective: (step, from, to, bytes), sorted.
+    fn messages(proto: Collective) -> Vec<(u32, u32, u32, u64)> {
+        let (mut sends, mut recvs) = (Vec::new(), Vec::new());
+        let mut all = Vec::new();
+        for me in 0..proto.ranks {
+            let c = Collective { me, ..proto };
+            for s in 0..c.steps() {
+                c.step(s, &mut sends, &mut recvs);
+                all.extend(sends.iter().map(|t| (s, me, t.peer, t.bytes)));
+            }
+        }
+        all.sort_unstable();
+        all
+    }
+
+    /// The binomial subtree size of relative rank r ≥ 1 among n.
+    fn subtree(r: u32, n: u32) -> u64 {
+        u64::from((1 << r.trailing_zeros()).min(n - r))
+    }
+
+    #[test]
+    fn gather_and_scatter_move_each_block_once() {
+        let b = 100;
+        for n in sizes() {
+            let (n64, lg) = (u64::from(n), u64::from(ceil_log2(n)));
+            for root in [0, n / 3, n - 1] {
+                let rel = |r: u32| (r + n - root) % n;
+                for kind in [K::Gather, K::Scatter] {
+                    let all = messages(coll(kind, A::Binomial, n, 0, root, b));
+                    assert_eq!(all.len() as u64, n64 - 1, "{kind:?} n={n}");
+                    // Every non-root sends (gather) or receives (scatter) its subtree once.
+                    let mut leaves: Vec<_> = all
+                        .iter()
+                        .map(|&(_, from, to, bytes)| {
+                            let leaf = if kind == K::Gather { from } else { to };
+                            assert_eq!(bytes, b * subtree(rel(leaf), n), "{kind:?} n={n}");
+                            leaf
+                        })
+                        .collect();
+                    leaves.sort_unstable();
+                    let others: Vec<_> = (0..n).filter(|&r| r != root).collect();
+                    assert_eq!(leaves, others, "{kind:?} n={n} root={root}");
+                    // The root gets (gives) (n − 1)·B over L messages, one a step.
+                    let at_root = all.iter().filter(|&&(_, from, to, _)| {
+                        root == if kind == K::Gather { to } else { from }
+                    });
+                    let (count, bytes) = at_root.fold((0, 0), |(m, v), t| (m + 1, v + t.3));
+                    assert_eq!((count, bytes), (lg, (n64 - 1) * b), "{kind:?} n={n}");
+
+                    let linear = messages(coll(kind, A::Linear, n, 0, root, b));
+                    let want: Vec<_> = others
+                        .iter()
+                        .map(|&r| match kind {
+                            K::Gather => (0, r, root, b),
+                            _ => (0, root, r, b),
+                        })
+                        .collect();
+                    let mut got = linear.clone();
+                    got.sort_unstable_by_key(|&(_, from, to, _)| from + to);
+                    assert_eq!(got, want, "{kind:?} linear n={n} root={root}");
+                }
+            }
+        }
+        // n = 6, root 0: relative ranks 1, 3, 5 send 1 block; 2 sends 2; 4 sends 2 (4, 5).
+        let all = messages(coll(K::Gather, A::Binomial, 6, 0, 0, 10));
+        assert_eq!(
+            all,
+            [
+                (0, 1, 0, 10),
+                (0, 3, 2, 10),
+                (0, 5, 4, 10),
+                (1, 2, 0, 20),
+                (2, 4, 0, 20)
+            ]
+        );
+    }
+
+    #[test]
+    fn reduce_scatter_is_the_first_half_of_the_ring_allreduce() {
+        for n in sizes() {
+            for bytes in [0, 1000, 12_347] {
+                let (q, r) = (bytes / u64::from(n), (bytes % u64::from(n)) as u32);
+                let chunk = |c: u32| q + u64::from(c < r);
+                let ring = messages(coll(K::ReduceScatter, A::Ring, n, 0, 0, bytes));
+                let pairwise = messages(coll(K::ReduceScatter, A::Pairwise, n, 0, 0, bytes));
+                for me in 0..n {
+                    // Every chunk but its own: (n − 1)·S/n with the rounding.
+                    let want = (u64::from(n - 1), bytes - chunk(me));
+                    for algorithm in [A::Ring, A::Pairwise] {
+                        let c = coll(K::ReduceScatter, algorithm, n, me, 0, bytes);
+                        assert_eq!(c.steps(), n - 1);
+                        assert_eq!(sent(c), want, "{algorithm:?} n={n} S={bytes} me={me}");
+                    }
+                }
+                let total = |all: &[(u32, u32, u32, u64)]| all.iter().map(|t| t.3).sum::<u64>();
+                assert_eq!(total(&ring), u64::from(n - 1) * bytes);
+                assert_eq!(total(&pairwise), u64::from(n - 1) * bytes);
+                // The same messages as the allreduce's first n − 1 steps, and the same bytes
+                // when no chunk is rounded.
+                let allreduce: Vec<_> = messages(coll(K::Allreduce, A::Ring, n, 0, 0, bytes))
+                    .into_iter()
+                    .filter(|t| t.0 < n - 1)
+                    .collect();
+                let pairs = |all: &[(u32, u32, u32, u64)]| -> Vec<_> {
+                    all.iter().map(|t| (t.0, t.1, t.2)).collect()
+                };
+                assert_eq!(pairs(&ring), pairs(&allreduce), "n={n}");
+                assert_eq!(total(&ring), total(&allreduce), "n={n} S={bytes}");
+                if r == 0 {
+                    assert_eq!(ring, allreduce, "n={n} S={bytes}");
+                }
+                // Pairwise step k: rank me sends chunk me + k to rank me + k.
+                for &(s, from, to, b) in &pairwise {
+                    assert_eq!(to, (from + s + 1) % n);
+                    assert_eq!(b, chunk(to));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn scan_rank_r_hears_from_exactly_r_minus_powers_of_two() {
+        for n in sizes() {
+            let lg = ceil_log2(n);
+            for kind in [K::Scan, K::Exscan] {
+                let all = messages(coll(kind, A::RecursiveDoubling, n, 0, 0, 64));
+                let in_all = u64::from(n) * u64::from(lg) + 1 - (1u64 << lg);
+                assert_eq!(all.len() as u64, in_all, "{kind:?} n={n}");
+                assert!(all.iter().all(|t| t.3 == 64));
+                for r in 0..n {
+                    let mut from: Vec<_> = all
+                        .iter()
+                        .filter(|t| t.2 == r)
+                        .map(|t| (t.0, t.1))
+                        .collect();
+                    from.sort_unstable();
+                    let want: Vec<_> = (0..lg)
+                        .filter(|&k| 1 << k <= r)
+                        .map(|k| (k, r - (1 << k)))
+                        .collect();
+                    assert_eq!(from, want, "{kind:?} n={n} rank {r}");
+                }
+            }
+        }
+    }
+
     /// Runs each supported reduction-like collective symbolically: every chunk of every rank
     /// holds the set of ranks whose contribution it contains.
     #[test]
@@ -631,19 +863,23 @@ mod tests {
                 combos(n).filter(|(k, _)| !matches!(k, K::Alltoall | K::Alltoallv))
             {
                 let m = match (kind, algorithm) {
-                    (K::Allreduce, A::Ring) | (K::Allgather, _) => n,
+                    (K::Allreduce, A::Ring)
+                    | (K::Allgather | K::Gather | K::Scatter | K::ReduceScatter, _) => n,
                     (K::Allreduce, A::Rabenseifner) => pof2(n),
                     _ => 1,
                 };
                 for root in [0, n / 3, n - 1] {
                     let proto = coll(kind, algorithm, n, 0, root, 0);
                     let what = format!("{kind:?}/{algorithm:?} n={n} root={root}");
+                    // Gather and scatter number blocks by rank relative to the root.
+                    let rel = |r: u32| (r + n - root) % n;
                     let mut held: Vec<Vec<u128>> = (0..n)
                         .map(|r| {
                             (0..m)
                                 .map(|c| match kind {
-                                    K::Bcast if r != root => 0,
+                                    K::Bcast | K::Scatter if r != root => 0,
                                     K::Allgather if c != r => 0,
+                                    K::Gather if c != rel(r) => 0,
                                     _ => 1 << r,
                                 })
                                 .collect()
@@ -665,13 +901,18 @@ mod tests {
                             }
                         }
                     }
-                    for (r, chunks) in held.iter().enumerate() {
-                        for (c, &h) in chunks.iter().enumerate() {
+                    for (r, chunks) in (0..n).zip(&held) {
+                        for (c, &h) in (0..n).zip(chunks) {
                             let want = match kind {
                                 K::Allreduce | K::Barrier => Some(full),
                                 K::Allgather => Some(1 << c),
                                 K::Bcast => Some(1 << root),
-                                _ => (r == root as usize).then_some(full),
+                                K::Gather => (r == root).then_some(1 << ((c + root) % n)),
+                                K::Scatter => (c == rel(r)).then_some(1 << root),
+                                K::ReduceScatter => (c == r).then_some(full),
+                                // Everything up to r; exscan's result leaves r's own out.
+                                K::Scan | K::Exscan => Some((1 << (r + 1)) - 1),
+                                _ => (r == root).then_some(full),
                             };
                             if let Some(w) = want {
                                 assert_eq!(h, w, "{what}: rank {r} chunk {c}");
@@ -746,6 +987,15 @@ mod tests {
         );
         let e = Collective::check(K::Alltoallv, A::Ring, 8).unwrap_err();
         assert!(e.contains("valid: pairwise, bruck"), "{e}");
+        let e = Collective::check(K::Gather, A::Ring, 8).unwrap_err();
+        assert!(
+            e.contains("gather") && e.contains("valid: binomial, linear"),
+            "{e}"
+        );
+        let e = Collective::check(K::ReduceScatter, A::Linear, 8).unwrap_err();
+        assert!(e.contains("valid: ring, pairwise"), "{e}");
+        let e = Collective::check(K::Exscan, A::Binomial, 8).unwrap_err();
+        assert!(e.contains("valid: recursive_doubling"), "{e}");
         let e = Collective::check(K::Allgather, A::RecursiveDoubling, 12).unwrap_err();
         assert!(
             e.contains("power-of-two") && e.contains("12") && e.contains("ring"),
@@ -772,6 +1022,11 @@ mod tests {
             (K::Bcast, A::Binomial),
             (K::Reduce, A::Binomial),
             (K::Barrier, A::Dissemination),
+            (K::Gather, A::Binomial),
+            (K::Scatter, A::Binomial),
+            (K::ReduceScatter, A::Ring),
+            (K::Scan, A::RecursiveDoubling),
+            (K::Exscan, A::RecursiveDoubling),
         ];
         for (kind, algorithm) in defaults {
             assert_eq!(kind.default_algorithm(), algorithm);

@@ -29,6 +29,11 @@ pub enum OpKind {
     Allgather,
     Alltoall,
     Alltoallv,
+    Gather,
+    Scatter,
+    ReduceScatter,
+    Scan,
+    Exscan,
     /// Declares the rank a member of a communicator; takes no time.
     Comm,
 }
@@ -50,6 +55,11 @@ impl OpKind {
             OpKind::Allgather => "allgather",
             OpKind::Alltoall => "alltoall",
             OpKind::Alltoallv => "alltoallv",
+            OpKind::Gather => "gather",
+            OpKind::Scatter => "scatter",
+            OpKind::ReduceScatter => "reduce_scatter",
+            OpKind::Scan => "scan",
+            OpKind::Exscan => "exscan",
             OpKind::Comm => "comm",
         }
     }
@@ -64,12 +74,17 @@ impl OpKind {
             OpKind::Allgather => CollectiveKind::Allgather,
             OpKind::Alltoall => CollectiveKind::Alltoall,
             OpKind::Alltoallv => CollectiveKind::Alltoallv,
+            OpKind::Gather => CollectiveKind::Gather,
+            OpKind::Scatter => CollectiveKind::Scatter,
+            OpKind::ReduceScatter => CollectiveKind::ReduceScatter,
+            OpKind::Scan => CollectiveKind::Scan,
+            OpKind::Exscan => CollectiveKind::Exscan,
             _ => return None,
         })
     }
 }
 
-const OP_KINDS: [OpKind; 15] = [
+const OP_KINDS: [OpKind; 20] = [
     OpKind::Compute,
     OpKind::Send,
     OpKind::Recv,
@@ -84,6 +99,11 @@ const OP_KINDS: [OpKind; 15] = [
     OpKind::Allgather,
     OpKind::Alltoall,
     OpKind::Alltoallv,
+    OpKind::Gather,
+    OpKind::Scatter,
+    OpKind::ReduceScatter,
+    OpKind::Scan,
+    OpKind::Exscan,
     OpKind::Comm,
 ];
 
@@ -96,9 +116,11 @@ pub struct Op {
     pub kind: OpKind,
     /// The collective's algorithm (None: the kind's default).
     pub algorithm: Option<Algorithm>,
-    /// Communicator index: 0 is every rank of the job, k > 0 is `Program::communicators[k - 1]`.
+    /// Collectives: communicator index, 0 is every rank of the job, k > 0 is
+    /// `Program::communicators[k - 1]`. Messages: the communicator id as written, their
+    /// matching context.
     pub comm: u32,
-    /// Destination (sends), source or [`ANY`] (receives), root (bcast, reduce).
+    /// Destination (sends), source or [`ANY`] (receives), root (bcast, reduce, gather, scatter).
     pub peer: i32,
     pub tag: i32,
     /// The request an isend/irecv creates or a wait waits for.
@@ -346,8 +368,14 @@ impl Program {
                 rank += 1;
                 index = 0;
             }
+            let kind = c.op[i];
+            let point_to_point = matches!(
+                kind,
+                OpKind::Send | OpKind::Isend | OpKind::Recv | OpKind::Irecv
+            );
             let comm = match c.communicator[i] {
-                0 => 0,
+                // a message's communicator is its matching context, declared or not
+                id if point_to_point || id == 0 => id,
                 id => *index_of.get(&id).ok_or_else(|| {
                     ProgramError::at(
                         r,
@@ -356,7 +384,6 @@ impl Program {
                     )
                 })?,
             };
-            let kind = c.op[i];
             program.ops.push(Op {
                 kind,
                 algorithm: c.algorithm[i],
@@ -522,9 +549,7 @@ impl Program {
                     let algorithm = op.algorithm.unwrap_or(kind.default_algorithm());
                     Collective::check(kind, algorithm, size)
                         .map_err(|e| ProgramError::at(r, i, e))?;
-                    if matches!(kind, CollectiveKind::Bcast | CollectiveKind::Reduce)
-                        && !(op.peer >= 0 && (op.peer as u32) < size)
-                    {
+                    if kind.rooted() && !(op.peer >= 0 && (op.peer as u32) < size) {
                         return Err(ProgramError::at(
                             r,
                             i,
