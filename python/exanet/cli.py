@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 import exanet
-from exanet import api, cli_data, distributed
+from exanet import api, cli_data, cli_import, distributed
 from exanet.bug_report import write_bug_report
 from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
@@ -378,6 +378,12 @@ def report(
 
     stdout.print(f"report written to {activity('report', write)}")
 
+
+import_app = typer.Typer(
+    help="Convert the experiments of other simulators into exanet configs.", no_args_is_help=True
+)
+app.add_typer(import_app, name="import")
+import_app.command("booksim")(reporting_errors(cli_import.booksim))
 
 app.command("sweep")(reporting_errors(sweep_command.sweep))
 app.command("saturation")(reporting_errors(sweep_command.saturation))
