@@ -30,7 +30,8 @@ from exanet.program import (
     waitall,
 )
 from exanet.traces import load_trace, read_goal, read_trace, write_chakra, write_trace
-from exanet.traces.chakra import ChakraNode, decode_chakra, read_chakra
+from exanet.traces.chakra import decode_chakra, read_chakra
+from exanet.traces.chakra.et_def_pb2 import AttributeProto, Node
 from exanet.traces.samples import pingpong, ring_allreduce, train_step
 
 SAMPLES = Path(exanet.__file__).parent / "data" / "traces"
@@ -416,19 +417,36 @@ def hand_built_rank0():
 
 
 def test_chakra_hand_built_byte_stream():
+    """Bytes written by hand, in forms Chakra's writers may use (unpacked and packed deps, zigzag
+    and fixed64 attributes) decode into the schema's Node messages."""
     rank0 = hand_built_rank0()
     assert decode_chakra(rank0) == [
-        ChakraNode(id=1, name="fwd", type=4, duration_micros=5),
-        ChakraNode(
+        Node(id=1, name="fwd", type=4, duration_micros=5),
+        Node(
             id=2,
             type=5,
             ctrl_deps=[1],
             data_deps=[1],
-            attrs={"comm_dst": 1, "comm_size": 300, "comm_tag": 7, "is_cpu_op": False},
+            attr=[
+                AttributeProto(name="comm_dst", int32_val=1),
+                AttributeProto(name="comm_size", uint64_val=300),
+                AttributeProto(name="comm_tag", sint32_val=7),
+                AttributeProto(name="is_cpu_op", bool_val=False),
+            ],
         ),
-        ChakraNode(id=3, type=7, data_deps=[2], attrs={"comm_type": 0, "comm_size": 1024}),
+        Node(
+            id=3,
+            type=7,
+            data_deps=[2],
+            attr=[
+                AttributeProto(name="comm_type", int64_val=0),
+                AttributeProto(name="comm_size", fixed64_val=1024),
+            ],
+        ),
     ]
     assert decode_chakra(gzip.compress(rank0)) == decode_chakra(rank0)
+    # registered under Chakra's own file name, so that Chakra's et_def_pb2 can load beside it
+    assert Node.DESCRIPTOR.file.name == "et_def.proto"
 
 
 def test_chakra_files_to_program(tmp_path):
@@ -521,7 +539,12 @@ def test_chakra_traces_shaped_like_the_pytorch_converters_are_read(tmp_path):
         (message(b"\x08\x05", b"\x18\x02"), "node 5 ('', MEM_LOAD_NODE)", "a node type exanet"),
         (message(b"\x08\x06", b"\x18\x05"), "node 6 ('', COMM_SEND_NODE)", "attribute comm_dst"),
         (message(b"\x08\x06", b"\x18\x04", b"\x28\x09"), "depends on 9", "ids of nodes"),
-        (message(b"\x08\x06", b"\x18\x04")[:-1], "unreadable", "runs past the end"),
+        # a node cut short: message 1, after the 8-byte metadata message
+        (
+            message(b"\x08\x06", b"\x18\x04")[:-1],
+            "unreadable",
+            "message 1 at byte 8 (ChakraProtoMsg.Node) is cut short by the end of the file",
+        ),
         # attributes beyond what the core takes: these were OverflowErrors
         (
             message(
