@@ -29,6 +29,7 @@ from exanet.program import (
     waitall,
 )
 from exanet.traces import load_trace, read_otf2, write_otf2
+from exanet.traces import otf2 as otf2_module
 from exanet.traces.otf2 import archive_paths
 from exanet.traces.samples import ring_exchange
 
@@ -156,6 +157,14 @@ def write_scorep_like(path, rank0_events, ranks=3):
     """An archive with MPI_COMM_WORLD, `split` (job ranks 2 and 0, in that communicator-rank
     order), MPI_COMM_SELF and `dup` (a duplicate of the world), on a nanosecond clock; rank 0
     gets `rank0_events(comms, region)`, the others an empty `main`."""
+    write_scorep_trace(
+        path, ranks, lambda rank, comms, region: rank0_events(comms, region) if rank == 0 else []
+    )
+
+
+def write_scorep_trace(path, ranks, rank_events):
+    """An archive with the communicators of `write_scorep_like`; rank r gets
+    `rank_events(r, comms, region)`, or an empty `main` where that is empty."""
     with otf2.writer.open(
         str(path.parent), archive_name=path.stem, timer_resolution=10**9
     ) as trace:
@@ -178,7 +187,7 @@ def write_scorep_like(path, rank0_events, ranks=3):
         comms = {
             "world": world,
             "split": d.comm(
-                "split", group=group("split", [locations[2], locations[0]]), parent=world
+                "split", group=group("split", [locations[-1], locations[0]]), parent=world
             ),
             "self": d.comm("MPI_COMM_SELF", group=group("self", [], group_type.COMM_SELF)),
             "dup": d.comm("dup", group=world_group, parent=world),
@@ -191,7 +200,7 @@ def write_scorep_like(path, rank0_events, ranks=3):
 
         for rank, location in enumerate(locations):
             write = trace.event_writer_from_location(location)
-            events = rank0_events(comms, region) if rank == 0 else []
+            events = rank_events(rank, comms, region)
             for event in events or [E.Enter(5000, region("main")), E.Leave(5000, region("main"))]:
                 write(event)
 
@@ -283,15 +292,20 @@ def test_a_scorep_like_trace_maps_calls_requests_collectives_and_communicators(t
     ("events", "value", "expected"),
     [
         (
-            lambda comms, region: collective_end(10, "SCAN", comms["world"], NO_ROOT, 8, 8),
-            "MpiCollectiveEnd at 0 ns: collective SCAN",
-            "a collective exanet has: ALLREDUCE, BCAST, REDUCE, ALLGATHER, ALLTOALL, ALLTOALLV, "
-            "BARRIER",
+            lambda comms, region: call(
+                region, "MPI_Ibcast", 10, 20, E.NonBlockingCollectiveRequest(15, 7)
+            ),
+            "rank 0: non-blocking collective request 7 of MPI_Ibcast",
+            "a NonBlockingCollectiveComplete completing each NonBlockingCollectiveRequest",
         ),
         (
-            lambda comms, region: [E.NonBlockingCollectiveRequest(10, 1)],
-            "NonBlockingCollectiveRequest",
-            "it has no non-blocking collectives",
+            lambda comms, region: [
+                E.NonBlockingCollectiveComplete(
+                    10, otf2.CollectiveOp.BARRIER, comms["world"], NO_ROOT, 0, 0, 7
+                )
+            ],
+            "NonBlockingCollectiveComplete at 0 ns: request 7",
+            "a request started by a NonBlockingCollectiveRequest before",
         ),
         (
             lambda comms, region: [E.MpiIsendComplete(10, 5)],
@@ -351,6 +365,184 @@ def test_what_exanet_cannot_read_is_refused_naming_the_key_and_event(
     assert str(path) in info.value.value
     assert value in info.value.value
     assert expected in info.value.expected
+
+
+def icoll_complete(tick, name, comm, root, sent, received, request):
+    op = getattr(otf2.CollectiveOp, name)
+    return E.NonBlockingCollectiveComplete(tick, op, comm, root, sent, received, request)
+
+
+def sst_macro_like(rank, comms, region):
+    """Rank `rank` of 10 in a trace like SST/macro's Score-P test trace, sizes as Score-P
+    records them: MPI_Gather (root 0, 8 B each), MPI_Scatter (root 0, 400 B each), MPI_Gatherv
+    (root 3, rank r gives 8·(r + 1) B), MPI_Ibarrier and MPI_Ibcast (root 0, 1 KiB) completed
+    by two MPI_Waits in the other order, MPI_Allgatherv (rank r gives 4·(r + 1) B)."""
+    world, mpi, n = comms["world"], partial(call, region), 10
+    gatherv_own, allgatherv_own = 8 * (rank + 1), 4 * (rank + 1)
+    return [
+        E.Enter(0, region("main")),
+        *mpi("MPI_Init", 100, 200),
+        *mpi(
+            "MPI_Gather",
+            *(1000, 1100),
+            *collective_end(1050, "GATHER", world, 0, 8, 8 * n if rank == 0 else 0),
+        ),
+        *mpi(
+            "MPI_Scatter",
+            *(1200, 1300),
+            *collective_end(1250, "SCATTER", world, 0, 400 * n if rank == 0 else 0, 400),
+        ),
+        *mpi(
+            "MPI_Gatherv",
+            *(1400, 1500),
+            *collective_end(1450, "GATHERV", world, 3, gatherv_own, 440 if rank == 3 else 0),
+        ),
+        *mpi("MPI_Ibarrier", 1600, 1610, E.NonBlockingCollectiveRequest(1605, 100)),
+        *mpi("MPI_Ibcast", 1700, 1710, E.NonBlockingCollectiveRequest(1705, 101)),
+        *mpi(
+            "MPI_Wait",
+            *(2000, 2100),
+            icoll_complete(2050, "BCAST", world, 0, 1024 * n if rank == 0 else 0, 1024, 101),
+        ),
+        *mpi("MPI_Wait", 2200, 2300, icoll_complete(2250, "BARRIER", world, NO_ROOT, 0, 0, 100)),
+        *mpi(
+            "MPI_Allgatherv",
+            *(2400, 2500),
+            *collective_end(2450, "ALLGATHERV", world, NO_ROOT, n * allgatherv_own, 220),
+        ),
+        *mpi("MPI_Finalize", 2600, 2700),
+        E.Leave(3000, region("main")),
+    ]
+
+
+SST_MACRO_LIKE_ROWS = [  # (op, peer, bytes, communicator, compute_ns) of each rank
+    ("compute", -1, 0, 0, 100.0),
+    ("compute", -1, 0, 0, 800.0),
+    ("gather", 0, 8, 0, 0.0),
+    ("compute", -1, 0, 0, 100.0),
+    ("scatter", 0, 400, 0, 0.0),
+    ("compute", -1, 0, 0, 100.0),
+    ("gather", 3, 44, 0, 0.0),  # the mean block: 8·(1 + ... + 10) / 10
+    ("compute", -1, 0, 0, 100.0),
+    ("compute", -1, 0, 0, 90.0),
+    ("compute", -1, 0, 0, 290.0),
+    ("barrier", -1, 0, 0, 0.0),  # requested first: it runs first, in the first MPI_Wait
+    ("bcast", 0, 1024, 0, 0.0),
+    ("compute", -1, 0, 0, 100.0),
+    ("compute", -1, 0, 0, 100.0),  # the second MPI_Wait completes what has run
+    ("allgather", -1, 22, 0, 0.0),  # 4·(1 + ... + 10) / 10
+    ("compute", -1, 0, 0, 100.0),
+    ("compute", -1, 0, 0, 300.0),
+]
+
+
+def rows(program, rank, columns=("op", "peer", "bytes", "communicator", "compute_ns")):
+    """The rows of `rank` but the communicators it declares (the archive's split and dup)."""
+    ops = program.sorted().query(f"rank == {rank} and op != 'comm'")
+    return list(ops[list(columns)].itertuples(index=False, name=None))
+
+
+def test_a_trace_like_sst_macros_maps_rooted_vector_and_non_blocking_collectives(tmp_path):
+    path = tmp_path / "sst_macro_like.otf2"
+    write_scorep_trace(path, 10, sst_macro_like)
+    program = read_otf2(path, ranks=10)
+    for rank in range(10):
+        assert rows(program, rank) == SST_MACRO_LIKE_ROWS, rank
+
+
+def order_story(rank, comms, region):
+    """Two ranks request an MPI_Iallreduce (64 B) and then an MPI_Ibcast (root 1, 32 B); rank 0
+    calls an MPI_Barrier before completing them, the Ibcast first; rank 1 completes them in
+    request order and then calls the MPI_Barrier."""
+    world, mpi = comms["world"], partial(call, region)
+    allreduce = icoll_complete(0, "ALLREDUCE", world, NO_ROOT, 128, 128, 5)
+    bcast = icoll_complete(0, "BCAST", world, 1, 64 if rank == 1 else 0, 32, 6)
+    barrier = mpi("MPI_Barrier", 0, 0, *collective_end(0, "BARRIER", world, NO_ROOT, 0, 0))
+    requests = [
+        *mpi("MPI_Iallreduce", 100, 110, E.NonBlockingCollectiveRequest(105, 5)),
+        *mpi("MPI_Ibcast", 200, 210, E.NonBlockingCollectiveRequest(205, 6)),
+    ]
+    if rank == 0:
+        calls = [barrier, mpi("MPI_Wait", 0, 0, bcast), mpi("MPI_Wait", 0, 0, allreduce)]
+    else:
+        calls = [mpi("MPI_Wait", 0, 0, allreduce), mpi("MPI_Wait", 0, 0, bcast), barrier]
+    events = [E.Enter(0, region("main")), *requests]
+    for i, events_of_call in enumerate(calls):  # 100 ns apart, from 1000 ns
+        tick = 1000 + 100 * i
+        for event in events_of_call:
+            event.time = tick + (10 if type(event).__name__ != "Enter" else 0)
+        events += events_of_call
+    return [*events, E.Leave(2000, region("main"))]
+
+
+def test_non_blocking_collectives_run_in_request_order_where_the_first_completes(tmp_path):
+    path = tmp_path / "order.otf2"
+    write_scorep_trace(path, 2, order_story)
+    program = read_otf2(path, ranks=2)
+    collectives = [("allreduce", -1, 64), ("bcast", 1, 32), ("barrier", -1, 0)]
+    for rank in range(2):
+        ops = program.sorted().query(f"rank == {rank} and op not in ('compute', 'comm')")
+        assert list(ops[["op", "peer", "bytes"]].itertuples(index=False, name=None)) == (
+            collectives
+        )
+    # where they run: rank 0 runs both before its barrier, learning their sizes later; rank 1
+    # runs each at its own completion
+    compute = ("compute", 0)
+    requests = [compute] * 3  # main -> MPI_Iallreduce -> MPI_Ibcast -> the first call
+    assert rows(program, 0, ("op", "bytes")) == [
+        *requests,
+        *[("allreduce", 64), ("bcast", 32), ("barrier", 0)],
+        *[compute] * 3,
+    ]
+    assert rows(program, 1, ("op", "bytes")) == [
+        *requests,
+        *[("allreduce", 64), compute, ("bcast", 32), compute, ("barrier", 0), compute],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "sent", "received", "me", "expected"),
+    [  # 4 ranks, block B = 8 (scan, exscan, reduce_scatter: the buffer S = 8); root: rank 1
+        ("GATHER", 8, 0, 0, 8),
+        ("GATHER", 8, 32, 1, 8),
+        ("GATHER", 0, 24, 1, 8),  # in place: (N - 1)·B received
+        ("GATHERV", 5, 0, 0, 5),  # each rank's own block (averaged later)
+        ("GATHERV", 0, 27, 1, 9),  # in place: the others' blocks, 27 B
+        ("SCATTER", 0, 8, 0, 8),
+        ("SCATTER", 32, 8, 1, 8),
+        ("SCATTER", 24, 0, 1, 8),  # in place: (N - 1)·B sent
+        ("SCATTERV", 30, 6, 1, 6),
+        ("SCATTERV", 24, 0, 1, 8),
+        ("BCAST", 32, 8, 1, 8),
+        ("REDUCE", 0, 24, 1, 8),
+        ("ALLGATHERV", 20, 36, 2, 5),  # 4 times its own 5 B sent
+        ("ALLTOALLW", 100, 60, 0, 100),
+        ("REDUCE_SCATTER", 8, 8, 3, 8),  # S sent, N times its own block received
+        ("REDUCE_SCATTER_BLOCK", 8, 8, 0, 8),
+        ("SCAN", 32, 8, 0, 8),  # (N - me)·S, (me + 1)·S
+        ("SCAN", 8, 32, 3, 8),
+        ("SCAN", 16, 8, 1, 8),  # in place: (N - me - 1)·S, me·S
+        ("SCAN", 0, 24, 3, 8),
+        ("EXSCAN", 24, 0, 0, 8),
+        ("EXSCAN", 8, 16, 2, 8),
+        ("BARRIER", 0, 0, 2, 0),
+    ],
+)
+def test_collective_sizes_are_read_by_score_ps_convention(name, sent, received, me, expected):
+    assert otf2_module._collective_bytes(name, sent, received, 4, me) == expected
+
+
+def test_a_collective_exanet_has_no_counterpart_of_is_refused(tmp_path, monkeypatch):
+    # every collective OTF2 3 defines is read: a later one would be refused like this
+    monkeypatch.delitem(otf2_module.COLLECTIVES, "SCAN")
+    path = tmp_path / "scan.otf2"
+    write_scorep_like(
+        path, lambda comms, region: collective_end(10, "SCAN", comms["world"], NO_ROOT, 8, 8)
+    )
+    with pytest.raises(ConfigError) as info:
+        read_otf2(path)
+    assert "MpiCollectiveEnd at 0 ns: collective SCAN" in info.value.value
+    assert info.value.expected.startswith("a collective exanet has: BARRIER, BCAST, GATHER")
 
 
 # --- errors -----------------------------------------------------------------------------------

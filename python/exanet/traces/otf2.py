@@ -16,15 +16,29 @@ the group of type COMM_LOCATIONS of the MPI paradigm and reads each rank's locat
 - MpiIsendComplete / MpiIrecv: a wait for that request, after the call's other operations; a call
   named MPI_Waitall after which no request is outstanding is one waitall instead. A receive whose
   MpiRequestCancelled comes is dropped.
-- MpiCollectiveEnd: a collective (see COLLECTIVES), its sizes read by Score-P's convention; the
-  communicator creation and release Score-P records as collectives (CREATE_HANDLE,
-  DESTROY_HANDLE) and collectives over MPI_COMM_SELF move no data and are skipped.
+- MpiCollectiveEnd: a collective (see COLLECTIVES: every MPI collective Score-P records), its
+  `bytes` read from the sizes by Score-P's convention (`_collective_bytes`). GATHERV, SCATTERV
+  and ALLGATHERV become gather, scatter and allgather of one block per rank: the mean (rounded)
+  of the blocks the members record, as exanet's collectives move the same block for every rank;
+  ALLTOALLW becomes alltoallv, REDUCE_SCATTER_BLOCK reduce_scatter. The communicator creation
+  and release Score-P records as collectives (CREATE_HANDLE, DESTROY_HANDLE, ...) and
+  collectives over MPI_COMM_SELF move no data and are skipped.
+- NonBlockingCollectiveRequest / NonBlockingCollectiveComplete (MPI_Ibcast ... MPI_Wait, every
+  MPI_I* collective): exanet's collectives block, so a non-blocking collective runs, blocking,
+  where its completion is recorded (inside the MPI_Wait or MPI_Test call that completes it),
+  read like the blocking one. Before it runs every collective the rank requested earlier and
+  has not run yet, in request order; a blocking collective counts as requested at its call. So
+  every rank runs its collectives in the order it started them, the order MPI requires on each
+  communicator; a collective that runs before its completion is recorded learns its sizes
+  there. (A program whose ranks start non-blocking collectives of different communicators in
+  different orders, which MPI allows, can wait forever in the replay.) A request never
+  completed is an error naming the rank and the request.
 
 Peers and roots are communicator ranks, translated to ranks of the job through the communicator's
 group. MPI_COMM_WORLD (no parent, every rank in order) is communicator 0; every other MPI
 communicator gets an id 1, 2, ... in definition order, declared (`comm`) by each member first.
-Matched-probe receives, non-blocking collectives, one-sided (RMA) operations, intercommunicators
-and cancelled sends are refused; other events (OpenMP, I/O, metrics, probes, tests) are ignored.
+Matched-probe receives, one-sided (RMA) operations, intercommunicators and cancelled sends are
+refused; other events (OpenMP, I/O, metrics, probes, tests) are ignored.
 """
 
 from __future__ import annotations
@@ -52,25 +66,42 @@ TICKS_PER_S = 10**12
 """The writer's timer: picoseconds, the core's time unit, so compute times round-trip exactly."""
 
 COLLECTIVES = {
-    "ALLREDUCE": "allreduce",
+    "BARRIER": "barrier",
     "BCAST": "bcast",
+    "GATHER": "gather",
+    "GATHERV": "gather",
+    "SCATTER": "scatter",
+    "SCATTERV": "scatter",
     "REDUCE": "reduce",
+    "ALLREDUCE": "allreduce",
     "ALLGATHER": "allgather",
+    "ALLGATHERV": "allgather",
     "ALLTOALL": "alltoall",
     "ALLTOALLV": "alltoallv",
-    "BARRIER": "barrier",
+    "ALLTOALLW": "alltoallv",
+    "REDUCE_SCATTER": "reduce_scatter",
+    "REDUCE_SCATTER_BLOCK": "reduce_scatter",
+    "SCAN": "scan",
+    "EXSCAN": "exscan",
 }
 """OTF2 collective operations (CollectiveOp) read, and the exanet collective of each."""
 
-_NO_DATA_COLLECTIVES = ("CREATE_HANDLE", "DESTROY_HANDLE")  # communicator creation and release
+_NO_DATA_COLLECTIVES = (  # communicator (and window) creation and release
+    "CREATE_HANDLE",
+    "DESTROY_HANDLE",
+    "ALLOCATE",
+    "DEALLOCATE",
+    "CREATE_HANDLE_AND_ALLOCATE",
+    "DESTROY_HANDLE_AND_DEALLOCATE",
+)
 _REFUSED_EVENTS = {
     "MpiMrecv": "matched-probe receives (MPI_Mrecv)",
     "MpiImrecvRequest": "matched-probe receives (MPI_Imrecv)",
     "MpiImrecv": "matched-probe receives (MPI_Imrecv)",
-    "NonBlockingCollectiveRequest": "non-blocking collectives",
-    "NonBlockingCollectiveComplete": "non-blocking collectives",
 }
-_ROOTED = ("bcast", "reduce")
+_AVERAGED = ("gather", "scatter", "allgather")  # one block per rank: the mean where they differ
+_READ_COLLECTIVES = frozenset(COLLECTIVES.values())
+_ROOTED = ("bcast", "reduce", "gather", "scatter")
 _UNDEFINED_ROOT = 2**32 - 1  # OTF2_UNDEFINED_UINT32: the root of a collective without one
 _MAX_TAG = 2**31 - 1  # tags are int32
 _MAX_COMPUTE_NS = MAX_JOB_TIME_PS // 1000
@@ -84,6 +115,11 @@ _REGIONS = {  # exanet operation -> (MPI function, OTF2 region role) written for
     "barrier": ("MPI_Barrier", "BARRIER"),
     "bcast": ("MPI_Bcast", "COLL_ONE2ALL"),
     "reduce": ("MPI_Reduce", "COLL_ALL2ONE"),
+    "gather": ("MPI_Gather", "COLL_ALL2ONE"),
+    "scatter": ("MPI_Scatter", "COLL_ONE2ALL"),
+    "reduce_scatter": ("MPI_Reduce_scatter", "COLL_ALL2ALL"),
+    "scan": ("MPI_Scan", "COLL_OTHER"),
+    "exscan": ("MPI_Exscan", "COLL_OTHER"),
     "allreduce": ("MPI_Allreduce", "COLL_ALL2ALL"),
     "allgather": ("MPI_Allgather", "COLL_ALL2ALL"),
     "alltoall": ("MPI_Alltoall", "COLL_ALL2ALL"),
@@ -162,6 +198,7 @@ def read_otf2(path: str | Path, ranks: int | None = None, *, key: str = "trace")
                 raise _unreadable(key, path, exc) from None
             readers[location].event(event)
         programs = [rank_reader.finish() for rank_reader in readers.values()]
+    _average_blocks(programs, [list(range(len(locations))), *context.declared])
     for k, members in reversed(list(enumerate(context.declared, start=1))):
         for rank in members:
             programs[rank].insert(0, Op("comm", communicator=k))
@@ -186,6 +223,9 @@ class _Context:
         rank_of = {location: rank for rank, location in enumerate(locations)}
         # Comm -> the job ranks of its members in communicator-rank order; None for MPI_COMM_SELF
         self.members: dict[Any, list[int] | None] = {}
+        # Comm -> {job rank: its rank in the communicator}, and in exanet's order (by job rank)
+        self.comm_ranks: dict[Any, dict[int, int]] = {}
+        self.exanet_ranks: dict[Any, dict[int, int]] = {}
         self.ids: dict[Any, int] = {}  # Comm -> exanet communicator
         self.declared: list[list[int]] = []  # members of communicators 1, 2, ...
         for comm in definitions.comms:
@@ -197,6 +237,8 @@ class _Context:
                 continue
             members = [rank_of[location] for location in group.members]
             self.members[comm] = members
+            self.comm_ranks[comm] = {rank: i for i, rank in enumerate(members)}
+            self.exanet_ranks[comm] = {rank: i for i, rank in enumerate(sorted(members))}
             if comm.parent is None and members == list(range(len(locations))):
                 self.ids[comm] = 0
             else:
@@ -216,13 +258,25 @@ class _Irecv:
     cancelled: bool = False
 
 
+@dataclass(eq=False)
+class _Icoll:
+    """A non-blocking collective (OTF2 `request` id, started by the MPI call `call`): what it is
+    comes with its completion (NonBlockingCollectiveComplete); `op` stays None for one that
+    moves no data."""
+
+    request: int
+    call: str
+    completed: bool = False
+    op: Op | None = None
+
+
 class _RankReader:
     """Turns one rank's events, in order, into its operations."""
 
     def __init__(self, context: _Context, rank: int) -> None:
         self.context, self.rank = context, rank
-        self.ops: list[Op | _Irecv] = []
-        self.call: list[Op | _Irecv] = []  # operations of the MPI call in progress
+        self.ops: list[Op | _Irecv | _Icoll] = []
+        self.call: list[Op | _Irecv | _Icoll] = []  # operations of the MPI call in progress
         self.call_name = ""
         self.completed: list[int] = []  # requests completed in the call in progress
         self.depth = 0  # nesting of MPI regions
@@ -231,6 +285,8 @@ class _RankReader:
         self.requests: dict[int, int | _Irecv] = {}  # OTF2 request id -> isend request / irecv
         self.outstanding: set[int] = set()
         self.next_request = 0
+        self.icolls: dict[int, _Icoll] = {}  # OTF2 request id -> collective not completed yet
+        self.not_run: list[_Icoll] = []  # requested collectives not placed yet, in request order
         self.kind = ""  # the event being read, for errors
         self.handlers = {
             "MpiSend": self._send,
@@ -241,6 +297,8 @@ class _RankReader:
             "MpiIrecv": self._irecv_complete,
             "MpiRequestCancelled": self._cancelled,
             "MpiCollectiveEnd": self._collective,
+            "NonBlockingCollectiveRequest": self._icoll_request,
+            "NonBlockingCollectiveComplete": self._icoll_complete,
         }
 
     def error(self, value: str, expected: str) -> ConfigError:
@@ -325,9 +383,22 @@ class _RankReader:
             self._end(self.last_tick)
         elif self.idle_since is not None:
             self._compute(self.last_tick)
+        if self.icolls:  # the first in request order
+            icoll = next(iter(self.icolls.values()))
+            raise ConfigError(
+                self.context.key,
+                f"{self.context.path} rank {self.rank}: non-blocking collective request "
+                f"{icoll.request} of {icoll.call}",
+                "a NonBlockingCollectiveComplete completing each NonBlockingCollectiveRequest "
+                "(exanet runs a non-blocking collective where it completes)",
+            )
         ops = []
         for op in self.ops:
-            if isinstance(op, _Irecv):
+            if isinstance(op, _Icoll):
+                if op.op is None:  # it moves no data
+                    continue
+                op = op.op
+            elif isinstance(op, _Irecv):
                 if op.cancelled:
                     continue
                 if op.op is None:
@@ -413,48 +484,149 @@ class _RankReader:
         self._take(event.request_id, irecv=True).cancelled = True
 
     def _collective(self, event: Any) -> None:
+        op = self._collective_op(event)
+        self._run_collectives(len(self.not_run))  # those requested before run first
+        if op is not None:
+            self.call.append(op)
+
+    def _icoll_request(self, event: Any) -> None:
+        if event.request_id in self.icolls or event.request_id in self.requests:
+            raise self.error(
+                f"request {event.request_id}", "a request id not held by an outstanding request"
+            )
+        icoll = _Icoll(event.request_id, self.call_name or "no MPI call")
+        self.icolls[event.request_id] = icoll
+        self.not_run.append(icoll)
+
+    def _icoll_complete(self, event: Any) -> None:
+        icoll = self.icolls.pop(event.request_id, None)
+        if icoll is None:
+            raise self.error(
+                f"request {event.request_id}",
+                "a request started by a NonBlockingCollectiveRequest before",
+            )
+        icoll.op, icoll.completed = self._collective_op(event), True
+        if icoll in self.not_run:  # it runs here, after those requested before it
+            self._run_collectives(self.not_run.index(icoll) + 1)
+
+    def _run_collectives(self, count: int) -> None:
+        """Place the first `count` requested collectives not placed yet, in request order;
+        those not completed yet learn what they are when they complete."""
+        self.call += self.not_run[:count]
+        del self.not_run[:count]
+
+    def _collective_op(self, event: Any) -> Op | None:
+        """The exanet collective of an MpiCollectiveEnd or NonBlockingCollectiveComplete; None
+        for one that moves no data."""
         name = str(event.collective_op).rsplit(".", 1)[-1]
         if name in _NO_DATA_COLLECTIVES:
-            return
+            return None
         if name not in COLLECTIVES:
             raise self.error(
                 f"collective {name}", f"a collective exanet has: {', '.join(COLLECTIVES)}"
             )
         op = COLLECTIVES[name]
-        members = self._members(event.communicator)
+        comm = event.communicator
+        members = self._members(comm)
         if members is None:
-            return
+            return None
+        me = self.context.comm_ranks[comm].get(self.rank)
+        if me is None:
+            raise self.error(f"communicator {comm.name!r}", "a communicator this rank belongs to")
         root = -1
         if op in _ROOTED:  # a rank of the communicator, counted in exanet's order (by job rank)
-            root = sorted(members).index(self._peer(event.communicator, event.root))
-        size = _collective_bytes(op, event.size_sent, event.size_received, len(members))
+            root = self.context.exanet_ranks[comm][self._peer(comm, event.root)]
+        size = _collective_bytes(name, event.size_sent, event.size_received, len(members), me)
         self._check_bytes(size)
-        communicator = self.context.ids[event.communicator]
-        self.call.append(Op(op, peer=root, bytes=size, communicator=communicator))
+        return Op(op, peer=root, bytes=size, communicator=self.context.ids[comm])
 
 
-def _collective_bytes(op: str, sent: int, received: int, ranks: int) -> int:
-    """An exanet collective's `bytes` from the sizes Score-P records on one rank (`ranks` in
-    the communicator): B blocks of the pattern, N of them where all ranks exchange."""
-    if op == "bcast":
-        return received  # B on every rank, the root included
-    if op == "reduce":  # B; an in-place root records 0 sent and (N - 1)·B received
-        return sent if sent or ranks == 1 else received // (ranks - 1)
-    if op == "alltoallv":
+def _collective_bytes(name: str, sent: int, received: int, ranks: int, me: int) -> int:
+    """An exanet collective's `bytes` from the sizes Score-P records on one rank for the OTF2
+    collective `name` (`ranks` N in the communicator, `me` this rank's rank in it).
+
+    Score-P's convention (its scorep_mpi_coll byte counts, the same for the blocking,
+    non-blocking and persistent forms), with B the block of one rank:
+
+    - BARRIER: 0 sent, 0 received.
+    - BCAST: the root N·B sent, B received; the others 0, B.
+    - SCATTER: as BCAST; an in-place root (N - 1)·B, 0. SCATTERV: the root the sum of the
+      blocks sent and its own received, the others 0 and their own; an in-place root the sum
+      but its own, 0.
+    - GATHER and REDUCE: the root B sent, N·B received, in place 0, (N - 1)·B; the others B, 0.
+      GATHERV: the root its own block sent and the sum received, in place 0 and the sum but its
+      own; the others their own, 0.
+    - ALLREDUCE, ALLGATHER, ALLTOALL: N·B both (B to each rank for ALLTOALL); ALLGATHERV: N
+      times its own block sent, the sum received.
+    - ALLTOALLV, ALLTOALLW: all it sends, all it receives.
+    - REDUCE_SCATTER, REDUCE_SCATTER_BLOCK: the input buffer S (n blocks) sent, n times its own
+      block received.
+    - SCAN: (N - me)·B sent, (me + 1)·B received, in place (N - me - 1)·B and me·B; EXSCAN
+      always as an in-place SCAN.
+
+    Read back: a rooted collective's block is what a rank sends to or receives from the root,
+    and an in-place root's the root's total over N - 1 (so GATHERV and SCATTERV blocks are each
+    rank's own; `_average_blocks` makes them one); ALLREDUCE, ALLGATHER(V), ALLTOALL the sent
+    bytes over N; ALLTOALLV and REDUCE_SCATTER the sent bytes; SCAN the sum of both over N + 1,
+    or over N - 1 where the two are not in the ratio a SCAN records without MPI_IN_PLACE.
+    MPI_IN_PLACE in ALLREDUCE, ALLGATHER(V), ALLTOALL and REDUCE_SCATTER records the same
+    sizes less this rank's own block, which the sizes cannot tell apart: such a collective
+    reads one block per N (ALLREDUCE ...) or one block (REDUCE_SCATTER) short.
+    """
+    others = max(ranks - 1, 1)
+    if name in ("GATHER", "GATHERV", "REDUCE"):
+        return sent if sent else received // others
+    if name in ("BCAST", "SCATTER", "SCATTERV"):
+        return received if received else sent // others
+    if name in ("ALLTOALLV", "ALLTOALLW", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK"):
         return sent
-    return sent // ranks  # allreduce, allgather, alltoall: N·B; barrier: 0
+    if name == "SCAN" and received * (ranks - me) == sent * (me + 1):
+        return (sent + received) // (ranks + 1)
+    if name in ("SCAN", "EXSCAN"):
+        return (sent + received) // others
+    return sent // ranks  # BARRIER, ALLREDUCE, ALLGATHER, ALLGATHERV, ALLTOALL
 
 
-def _collective_sizes(op: str, size: int, ranks: int, root: bool) -> tuple[int, int]:
-    """(sent, received) as Score-P records them, without MPI_IN_PLACE: the inverse of
-    `_collective_bytes`."""
-    if op == "bcast":
-        return (ranks * size if root else 0), size
-    if op == "reduce":
-        return size, (ranks * size if root else 0)
+def _collective_sizes(op: str, size: int, ranks: int, me: int, root: int) -> tuple[int, int]:
+    """(sent, received) as Score-P records them on communicator rank `me` (of `ranks`) for the
+    collective the writer records for the exanet collective `op`, without MPI_IN_PLACE: the
+    inverse of `_collective_bytes`. reduce_scatter is an MPI_Reduce_scatter whose blocks split
+    the buffer evenly, the first S mod N one byte larger."""
+    if op in ("bcast", "scatter"):
+        return (ranks * size if me == root else 0), size
+    if op in ("reduce", "gather"):
+        return size, (ranks * size if me == root else 0)
     if op == "alltoallv":
         return size, size
+    if op == "reduce_scatter":
+        return size, ranks * (size // ranks + (me < size % ranks))
+    if op == "scan":
+        return (ranks - me) * size, (me + 1) * size
+    if op == "exscan":
+        return (ranks - me - 1) * size, me * size
     return ranks * size, ranks * size
+
+
+def _average_blocks(programs: list[list[Op]], members: list[list[int]]) -> None:
+    """Give each gather, scatter and allgather the mean (rounded) of the blocks its members
+    read, in place: they differ where the trace has a GATHERV, SCATTERV or ALLGATHERV.
+    `members[k]` are the ranks of communicator k; the i-th collective on a communicator is the
+    same on each member (validate reports the traces where it is not)."""
+    positions: list[dict[int, list[int]]] = []  # rank -> communicator -> its collectives
+    for ops in programs:
+        on: dict[int, list[int]] = {}
+        for i, op in enumerate(ops):
+            if op.op in _READ_COLLECTIVES:
+                on.setdefault(op.communicator, []).append(i)
+        positions.append(on)
+    for k, ranks in enumerate(members):
+        for at in zip(*(positions[r].get(k, []) for r in ranks), strict=False):
+            ops = [programs[r][i] for r, i in zip(ranks, at, strict=True)]
+            if ops[0].op not in _AVERAGED or any(op.op != ops[0].op for op in ops):
+                continue
+            mean = (sum(op.bytes for op in ops) + len(ops) // 2) // len(ops)
+            for r, i in zip(ranks, at, strict=True):
+                programs[r][i] = programs[r][i]._replace(bytes=mean)
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -466,9 +638,12 @@ def write_otf2(program: Program, path: str | Path) -> None:
 
     Each rank is one location in a region `main`, and each operation an MPI call of no length
     with the events read_otf2 maps back to it, on a clock in picoseconds that only compute
-    advances; collectives record Score-P's sizes. Reading the archive back gives the same
-    program when no two compute operations follow each other, none is 0 and all are whole
-    picoseconds, and when its communicators are 1, 2, ..., declared first on each member. OTF2
+    advances; collectives record Score-P's sizes (reduce_scatter as an MPI_Reduce_scatter, see
+    `_collective_sizes`). Reading the archive back gives the same program when no two compute
+    operations follow each other, none is 0 and all are whole picoseconds, when its
+    communicators are 1, 2, ..., declared first on each member, when each gather, scatter and
+    allgather has the same bytes on every member and no exscan runs on a communicator of one
+    rank (Score-P records no bytes for it). OTF2
     records the matched source and tag of a receive and has no collective algorithms: wildcard
     receives and algorithms raise ConfigError.
     """
@@ -528,7 +703,11 @@ def _write(
         for op, (name, role) in _REGIONS.items()
     }
     main = definitions.region("main")
-    collective_ops = {op: getattr(otf2.CollectiveOp, name) for name, op in COLLECTIVES.items()}
+    collective_ops = {  # MPI_Reduce_scatter -> REDUCE_SCATTER
+        op: getattr(otf2.CollectiveOp, name.removeprefix("MPI_").upper())
+        for op, (name, _) in _REGIONS.items()
+        if op in _READ_COLLECTIVES
+    }
     events = otf2.events
     world = comms[0]
     for rank, location in enumerate(locations):
@@ -570,7 +749,7 @@ def _write(
             else:
                 ranks_of_k = members[row.communicator]
                 sent, received = _collective_sizes(
-                    row.op, row.bytes, len(ranks_of_k), ranks_of_k.index(rank) == row.peer
+                    row.op, row.bytes, len(ranks_of_k), ranks_of_k.index(rank), row.peer
                 )
                 root = row.peer if row.op in _ROOTED else _UNDEFINED_ROOT
                 write(events.MpiCollectiveBegin(tick))
