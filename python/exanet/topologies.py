@@ -596,9 +596,9 @@ def read_edge_list(
     file_format: str = "auto",
 ) -> EdgeGraph:
     """Read a topology file: an edge list (`EDGE_LIST_FORMAT`), or a BookSim anynet listing,
-    ibnetdiscover output, GraphML or GML (`exanet.topology_files`), told apart by content
-    unless `file_format` names one; a problem is a ConfigError naming `key`, the file and the
-    line."""
+    ibnetdiscover output, an SST JSON config graph, GraphML or GML (`exanet.topology_files`),
+    told apart by content unless `file_format` names one; a problem is a ConfigError naming
+    `key`, the file and the line."""
     source = format_value(os.fspath(path))
     try:
         with open(path, encoding="utf-8") as file:
@@ -674,10 +674,11 @@ class CustomTopology(_Model):
     kind: Literal["custom"]
     edges: EdgesSource = Field(
         description='an edge-list file (one link per line, "A B" or "A B CLASS", \'#\' comments),'
-        " a BookSim anynet file, ibnetdiscover output, GraphML or GML (docs/topologies.md),"
+        " a BookSim anynet file, ibnetdiscover output, an SST JSON config graph, GraphML or GML"
+        " (docs/topologies.md),"
         ' or an inline list of links [[A, B], [A, B, "CLASS"], ...]'
     )
-    format: Literal["auto", "edges", "anynet", "ibnetdiscover", "graphml", "gml"] = Field(
+    format: Literal["auto", "edges", "anynet", "ibnetdiscover", "sst", "graphml", "gml"] = Field(
         "auto", description="the edges file's format; auto: told from its content"
     )
     routers: PositiveU32 | None = Field(

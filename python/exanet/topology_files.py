@@ -1,18 +1,22 @@
 """Router graphs from the files other tools write: BookSim `anynet` listings, InfiniBand
-`ibnetdiscover` output, GraphML and GML (networkx reads both). Each reader gives the links as
+`ibnetdiscover` output, SST's JSON config graph (`sst --output-json`), GraphML and GML (networkx
+reads both). Each reader gives the links as
 (router, router, link class) with routers numbered 0..n-1 in the order the file first names them,
 and the endpoints per router where the file says them. docs/topologies.md describes each
 format and what is taken from it."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import networkx as nx
 
-FORMATS = ("auto", "edges", "anynet", "ibnetdiscover", "graphml", "gml")
+from exanet.units import QuantityError, format_time_ps, parse_time_ps
+
+FORMATS = ("auto", "edges", "anynet", "ibnetdiscover", "sst", "graphml", "gml")
 """Values of `topology.format`; "auto" tells them apart by their content."""
 
 
@@ -48,6 +52,8 @@ class _Numbering:
 def detect(text: str) -> str:
     """The format of a topology file's text: one of FORMATS other than "auto"."""
     head = text.lstrip()[:4096]
+    if head.startswith("{") and '"components"' in text:
+        return "sst"
     if head.startswith("<?xml") or "<graphml" in head:
         return "graphml"
     if re.match(r"(?s)(?:(?:#|Creator|Version)[^\n]*\n\s*)*graph\s*\[", head):
@@ -178,6 +184,77 @@ def read_ibnetdiscover(text: str) -> ForeignGraph:
     return ForeignGraph(len(number.ids), links, endpoints)
 
 
+_SST_ROUTER = re.compile(r"merlin\.\w*router\w*")
+"""Component types that are routers in an SST config graph (merlin.hr_router)."""
+
+
+def _sst_latency_class(end: object, where: str) -> str:
+    """The link class of a latency as SST writes it ("10 ns"): `latency_10ns` (a "." in the
+    time becomes "p": `latency_1p5ns`)."""
+    latency = end.get("latency") if isinstance(end, dict) else None
+    try:
+        if not isinstance(latency, str):
+            raise QuantityError("time", latency, "a time")
+        time = format_time_ps(parse_time_ps("".join(latency.split())))
+    except QuantityError:
+        raise TopologyFileError(where, 'a "latency" on both ends, a time such as "10 ns"') from None
+    return "latency_" + time.replace(".", "p")
+
+
+def read_sst_json(text: str) -> ForeignGraph:
+    """SST's config graph as `sst --output-json` writes it: every component whose type is a
+    merlin router (`merlin.hr_router`) is a router, numbered in the order of "components";
+    every link between two routers a link (parallel links kept), of class `latency_<time>` by
+    its latency ("10 ns": `latency_10ns`), two different latencies at its ends refused; every
+    link from a router to another component (a NIC, or a subcomponent such as `nic.0:rtr`) an
+    endpoint of that router. Links between two other components are left out."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TopologyFileError(f"line {exc.lineno}", f"valid JSON ({exc.msg})") from None
+    components = document.get("components") if isinstance(document, dict) else None
+    if not isinstance(components, list):
+        raise TopologyFileError(
+            "the file", 'a JSON object with a "components" list, as sst --output-json writes'
+        )
+    number = _Numbering()
+    for index, component in enumerate(components):
+        if not isinstance(component, dict) or not all(
+            isinstance(component.get(key), str) for key in ("name", "type")
+        ):
+            raise TopologyFileError(f"component {index}", 'an object with "name" and "type"')
+        if _SST_ROUTER.fullmatch(component["type"]):
+            number(component["name"])
+    if not number.ids:
+        raise TopologyFileError("the file", "at least one component of type merlin.hr_router")
+    endpoints = [0] * len(number.ids)
+    links: list[tuple[int, int, str]] = []
+    for index, link in enumerate(document.get("links") or []):
+        where = f"link {link.get('name', index) if isinstance(link, dict) else index}"
+        ends = [link.get(side) if isinstance(link, dict) else None for side in ("left", "right")]
+        if not all(isinstance(end, dict) and isinstance(end.get("component"), str) for end in ends):
+            raise TopologyFileError(
+                where,
+                '"left" and "right" objects naming a "component" (a graph written by one rank: '
+                "links to other ranks are not supported)",
+            )
+        routers = [number.ids.get(end["component"].split(":", 1)[0]) for end in ends]
+        if routers[0] is None and routers[1] is None:
+            continue
+        if routers[0] is None or routers[1] is None:
+            endpoints[routers[0] if routers[1] is None else routers[1]] += 1
+            continue
+        if routers[0] == routers[1]:
+            raise TopologyFileError(where, "a link between two different routers")
+        classes = {_sst_latency_class(end, where) for end in ends}
+        if len(classes) > 1:
+            raise TopologyFileError(
+                where, "one latency at both ends: exanet's links have the same latency both ways"
+            )
+        links.append((routers[0], routers[1], classes.pop()))
+    return ForeignGraph(len(number.ids), links, endpoints)
+
+
 def _read_networkx(read: Callable[[str], nx.Graph], text: str, fmt: str) -> ForeignGraph:
     try:
         graph = read(text)
@@ -218,6 +295,7 @@ def read_gml(text: str) -> ForeignGraph:
 READERS: dict[str, Callable[[str], ForeignGraph]] = {
     "anynet": read_anynet,
     "ibnetdiscover": read_ibnetdiscover,
+    "sst": read_sst_json,
     "graphml": read_graphml,
     "gml": read_gml,
 }

@@ -1,5 +1,8 @@
-"""Topology files written by other tools: BookSim anynet listings, ibnetdiscover output,
-GraphML and GML, read as `kind = "custom"` edges, told apart by their content."""
+"""Topology files written by other tools: BookSim anynet listings, ibnetdiscover output, SST
+JSON config graphs, GraphML and GML, read as `kind = "custom"` edges, told apart by their
+content."""
+
+import json
 
 import networkx as nx
 import pytest
@@ -130,3 +133,82 @@ def test_a_named_format_that_does_not_fit_the_file_is_refused(tmp_path):
 def test_the_users_concentration_wins_over_the_files_endpoints(tmp_path):
     described = exanet.validate(custom(tmp_path, "anynet_file", ANYNET, concentration=1))
     assert described["endpoints"] == 3
+
+
+def sst_graph(latency_right="20 ns"):
+    """The shape of `sst --output-json`: four merlin.hr_router components in a ring (one pair
+    linked twice), a test NIC per router whose linkcontrol subcomponent holds the port, and a
+    NIC-to-NIC link that is no part of the network."""
+    routers = [
+        {
+            "name": f"rtr.{r}",
+            "type": "merlin.hr_router",
+            "params": {"id": str(r), "num_ports": "4", "link_bw": "1GB/s", "xbar_bw": "1GB/s"},
+            "subcomponents": [
+                {
+                    "slot_name": "topology",
+                    "slot_number": 0,
+                    "type": "merlin.torus",
+                    "params": {"torus.shape": "4", "torus.width": "1", "torus.local_ports": "1"},
+                }
+            ],
+        }
+        for r in range(4)
+    ]
+    nics = [
+        {
+            "name": f"nic.{r}",
+            "type": "merlin.test_nic",
+            "params": {"id": str(r), "num_peers": "4"},
+            "subcomponents": [
+                {"slot_name": "networkIF", "slot_number": 0, "type": "merlin.linkcontrol"}
+            ],
+        }
+        for r in range(4)
+    ]
+
+    def link(name, left, left_port, right, right_port, right_latency="20 ns"):
+        return {
+            "name": name,
+            "left": {"component": left, "port": left_port, "latency": "20 ns"},
+            "right": {"component": right, "port": right_port, "latency": right_latency},
+        }
+
+    links = [
+        link(f"link.{r}", f"rtr.{r}", "port0", f"rtr.{(r + 1) % 4}", "port1") for r in range(4)
+    ]
+    links.append(link("link.extra", "rtr.0", "port2", "rtr.1", "port2", latency_right))
+    links.append({**link("nic01", "nic.0", "peer", "nic.1", "peer"), "noCut": True})
+    links += [
+        link(f"nic.{r}.link", f"nic.{r}:networkIF", "rtr_port", f"rtr.{r}", "port3")
+        for r in range(4)
+    ]
+    document = {
+        "program_options": {"verbose": "0", "stopAtCycle": "10us", "timebase": "1 ps"},
+        "components": nics + routers,
+        "links": links,
+    }
+    return json.dumps(document, indent=2)
+
+
+def test_an_sst_config_graph_gives_routers_links_latency_classes_and_nics(tmp_path):
+    config = custom(tmp_path, "config.json", sst_graph())
+    config["links"] = {"latency_20ns": {"latency": "20ns"}}
+    topology = load(config).topology
+    assert list(topology.graph.class_names) == ["latency_20ns"]
+    assert topology.endpoint_counts() == [1, 1, 1, 1]
+    described = exanet.validate(config)
+    # The ring's 4 links and the second rtr.0-rtr.1 link, each counted in both directions; the
+    # NIC-to-NIC link is no network link.
+    assert (described["routers"], described["endpoints"]) == (4, 4)
+    assert described["network_links"] == 2 * 5
+    summary = exanet.simulate(config).summary
+    assert summary["packets_delivered"] == summary["packets_injected"] > 0
+
+
+def test_an_sst_link_with_two_latencies_is_refused_naming_it(tmp_path):
+    with pytest.raises(ConfigError) as caught:
+        exanet.validate(custom(tmp_path, "config.json", sst_graph(latency_right="1.5 ns")))
+    assert caught.value.key == "topology.edges"
+    assert "(sst) link link.extra" in caught.value.value
+    assert "one latency at both ends" in caught.value.expected
