@@ -231,3 +231,14 @@ def test_the_cli_refuses_a_topology_exanet_lacks_with_exit_code_2(tmp_path):
     result = CliRunner().invoke(app, ["import", "booksim", str(source)])
     assert result.exit_code == 2
     assert "config key 'topology' = \"cmesh\" is invalid" in result.output
+
+
+def test_a_batch_simulation_becomes_bursts(tmp_path):
+    text = TORUS + "sim_type = batch;\nbatch_size = 20;\nbatch_count = 2;\n"
+    imported = import_booksim(booksim(tmp_path, text))
+    traffic = imported.config["traffic"]
+    assert (traffic["kind"], traffic["packets_per_burst"], traffic["bursts"]) == ("burst", 20, 2)
+    assert "run" not in imported.config
+    assert any(w.startswith("injection_rate = 0.05: exanet's bursts") for w in imported.warnings)
+    summary = exanet.simulate(load(imported.config), progress=False).summary
+    assert summary["packets_delivered"] == 16 * 20 * 2
