@@ -42,6 +42,11 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
     "alltoall": ("pairwise", "bruck"),
     "alltoallv": ("pairwise", "bruck"),
     "barrier": ("dissemination",),
+    "gather": ("binomial", "linear"),
+    "scatter": ("binomial", "linear"),
+    "reduce_scatter": ("ring", "pairwise"),
+    "scan": ("recursive_doubling",),
+    "exscan": ("recursive_doubling",),
 }
 """Collective operations (and barrier) with the algorithms each accepts ("" = the default)."""
 
@@ -79,7 +84,7 @@ the core an operation takes about 600 bytes of memory: 10^7 of them about 6 GB."
 _INT32 = np.iinfo("int32")
 _SENDS = ("send", "isend")
 _RECVS = ("recv", "irecv")
-_ROOTED = ("bcast", "reduce")
+_ROOTED = ("bcast", "reduce", "gather", "scatter")
 
 
 class Op(NamedTuple):
@@ -146,33 +151,35 @@ def compute(ns: float | str) -> Op:
     return Op("compute", compute_ns=_duration_ns(ns, "compute.ns"))
 
 
-def _point_to_point(op: str, peer: int, size: int | str, tag: int) -> Op:
+def _point_to_point(op: str, peer: int, size: int | str, tag: int, comm: int) -> Op:
     return Op(
         op,
         peer=_integer(peer, f"{op}.peer"),
         bytes=_size(size, f"{op}.bytes"),
         tag=_integer(tag, f"{op}.tag"),
+        communicator=_integer(comm, f"{op}.comm"),
     )
 
 
-def send(peer: int, bytes: int | str, tag: int = 0) -> Op:
-    """Blocking send of `bytes` (an int or a size string such as "4KiB") to rank `peer`."""
-    return _point_to_point("send", peer, bytes, tag)
+def send(peer: int, bytes: int | str, tag: int = 0, comm: int = 0) -> Op:
+    """Blocking send of `bytes` (an int or a size string such as "4KiB") to rank `peer` (a rank
+    of the job) on communicator `comm`, the matching context."""
+    return _point_to_point("send", peer, bytes, tag, comm)
 
 
-def recv(peer: int = -1, bytes: int | str = 0, tag: int = -1) -> Op:
-    """Blocking receive from `peer` (-1: any source) with `tag` (-1: any tag)."""
-    return _point_to_point("recv", peer, bytes, tag)
+def recv(peer: int = -1, bytes: int | str = 0, tag: int = -1, comm: int = 0) -> Op:
+    """Blocking receive from `peer` (-1: any source) with `tag` (-1: any tag) on `comm`."""
+    return _point_to_point("recv", peer, bytes, tag, comm)
 
 
-def isend(peer: int, bytes: int | str, tag: int = 0) -> Op:
+def isend(peer: int, bytes: int | str, tag: int = 0, comm: int = 0) -> Op:
     """Non-blocking send; the yield returns its request id, for `wait`."""
-    return _point_to_point("isend", peer, bytes, tag)
+    return _point_to_point("isend", peer, bytes, tag, comm)
 
 
-def irecv(peer: int = -1, bytes: int | str = 0, tag: int = -1) -> Op:
+def irecv(peer: int = -1, bytes: int | str = 0, tag: int = -1, comm: int = 0) -> Op:
     """Non-blocking receive; the yield returns its request id, for `wait`."""
-    return _point_to_point("irecv", peer, bytes, tag)
+    return _point_to_point("irecv", peer, bytes, tag, comm)
 
 
 def wait(request: int) -> Op:
@@ -235,12 +242,40 @@ def alltoallv(bytes: int | str, algorithm: str = "", comm: int = 0) -> Op:
     return _collective("alltoallv", bytes, algorithm, comm)
 
 
+def gather(bytes: int | str, root: int = 0, algorithm: str = "", comm: int = 0) -> Op:
+    """Gather to `root` (a rank of the communicator); `bytes` is each rank's contribution."""
+    return _collective("gather", bytes, algorithm, comm, root)
+
+
+def scatter(bytes: int | str, root: int = 0, algorithm: str = "", comm: int = 0) -> Op:
+    """Scatter from `root` (a rank of the communicator); `bytes` is what each rank ends with."""
+    return _collective("scatter", bytes, algorithm, comm, root)
+
+
+def reduce_scatter(bytes: int | str, algorithm: str = "", comm: int = 0) -> Op:
+    """Reduce-scatter of a `bytes` buffer: each rank ends with its 1/size of it reduced."""
+    return _collective("reduce_scatter", bytes, algorithm, comm)
+
+
+def scan(bytes: int | str, algorithm: str = "", comm: int = 0) -> Op:
+    """Inclusive prefix reduction of a `bytes` buffer over the ranks in order."""
+    return _collective("scan", bytes, algorithm, comm)
+
+
+def exscan(bytes: int | str, algorithm: str = "", comm: int = 0) -> Op:
+    """Exclusive prefix reduction of a `bytes` buffer (rank r gets ranks 0..r-1's)."""
+    return _collective("exscan", bytes, algorithm, comm)
+
+
 class Program:
     """The operations of every rank of one job: `ops` (a DataFrame in the exanet trace format)."""
 
     def __init__(self, ops: pd.DataFrame, ranks: int, *, key: str = "program") -> None:
         self.ranks = _ranks(ranks, key)
         self.ops = _normalize(ops, key)
+        self.eager_limit: int | None = None
+        """The eager limit, in bytes, of the protocol the program's producer assumed (a trace
+        importer sets it: Chakra every message, GOAL LogGOPSim's 65,535 B); None: the job's."""
 
     def __repr__(self) -> str:
         return f"Program(ranks={self.ranks}, ops={len(self.ops)})"
@@ -658,7 +693,8 @@ def _validate_communicators(ops: pd.DataFrame, ranks: int, key: str) -> None:
 
 
 def _validate_matching(p2p: pd.DataFrame, key: str) -> None:
-    """Per (source, destination, tag), explicit sends and receives come in equal numbers.
+    """Per (communicator, source, destination, tag), explicit sends and receives come in equal
+    numbers.
 
     Destinations that post a wildcard receive (any source or any tag) are not checked.
     """
@@ -668,11 +704,16 @@ def _validate_matching(p2p: pd.DataFrame, key: str) -> None:
     wildcard = ~is_send & ((p2p["peer"] == -1) | (p2p["tag"] == -1)).to_numpy()
     checked = ~np.isin(destination, destination[wildcard])
     table = pd.DataFrame(
-        {"source": source, "destination": destination, "tag": p2p["tag"].to_numpy()}
+        {
+            "communicator": p2p["communicator"].to_numpy(),
+            "source": source,
+            "destination": destination,
+            "tag": p2p["tag"].to_numpy(),
+        }
     )[checked]
     rows = p2p[checked]
     sends = is_send[checked]
-    keys = ["source", "destination", "tag"]
+    keys = ["communicator", "source", "destination", "tag"]
     send_count = table[sends].groupby(keys).size().rename("sends")
     recv_count = table[~sends].groupby(keys).size().rename("recvs")
     counts = table.join(send_count, on=keys).join(recv_count, on=keys).fillna(0)
@@ -681,12 +722,13 @@ def _validate_matching(p2p: pd.DataFrame, key: str) -> None:
     if unmatched.any():
         i = int(np.argmax(unmatched))
         row = next(rows.iloc[[i]].itertuples(index=False))
-        src, dst, tag = (int(table[name].iloc[i]) for name in keys)
+        k, src, dst, tag = (int(table[name].iloc[i]) for name in keys)
         n_sends, n_recvs = int(counts["sends"].iloc[i]), int(counts["recvs"].iloc[i])
         wanted = "receive" if sends[i] else "send"
+        on = f" on communicator {k}" if k else ""
         raise ConfigError(
             key,
             _describe(row),
-            f"a matching {wanted}: rank {src} sends {n_sends} message(s) with tag {tag} to rank "
-            f"{dst}, which receives {n_recvs} from rank {src} with tag {tag}",
+            f"a matching {wanted}: rank {src} sends {n_sends} message(s) with tag {tag}{on} to "
+            f"rank {dst}, which receives {n_recvs} from rank {src} with tag {tag}{on}",
         )

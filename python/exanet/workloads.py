@@ -308,6 +308,18 @@ class Job(_Section):
         description="compute time of a trace's compute operations that carry none (a host "
         "trace converted without durations)",
     )
+    eager_limit: MessageBytes | None = Field(
+        None,
+        description="the job's own eager limit: its messages up to this size go eagerly; "
+        "default: what the job's trace producer assumed (Chakra: every message; GOAL: 65535 B), "
+        "else traffic.eager_limit",
+    )
+    goal_collective_tag_base: Annotated[StrictInt, Field(ge=0, le=2**31)] | None = Field(
+        None,
+        description="with a .goal trace: messages tagged from this value up are collective "
+        "messages, in a matching context of their own (default 1000000, Schedgen's); 2147483648 "
+        "turns this off",
+    )
     trace_compute_scale: float = Field(
         1.0,
         ge=0.0,
@@ -330,6 +342,8 @@ class Job(_Section):
         for name in ("trace_compute_default", "trace_compute_scale"):
             if self.trace is None and name in self.model_fields_set:
                 raise FieldError(name, "only for a job that runs a trace")
+        if self.goal_collective_tag_base is not None and not (self.trace or "").endswith(".goal"):
+            raise FieldError("goal_collective_tag_base", "only for a job whose trace is a .goal")
         if self.map is not None and self.placement != "map":
             if "placement" in self.model_fields_set:
                 raise FieldError("map", 'only with placement = "map" (or no placement)')
@@ -385,6 +399,8 @@ class Job(_Section):
             ),
             "start_ps": self.start,
         }
+        if self.eager_limit is not None:
+            core["eager_limit_bytes"] = self.eager_limit
         if self.app is not None:
             self._check_placement(index, self.ranks, free_endpoints, "")
             message = self.message
@@ -405,6 +421,8 @@ class Job(_Section):
         explicit = program.to_core()
         ops = explicit["ops"]
         ops["algorithm"] = [a or None for a in ops["algorithm"]]
+        if self.eager_limit is None and program.eager_limit is not None:
+            core["eager_limit_bytes"] = program.eager_limit
         return {**core, "app": "program", "ranks": explicit["ranks"], "ops": ops}
 
     def load_program(self, index: int, free_endpoints: int | None = None) -> Program:
@@ -419,7 +437,11 @@ class Job(_Section):
             program = Program.from_file(self.program, self.ranks, self.params, key=key)
         elif self.trace is not None:
             key = f"traffic.jobs[{index}].trace"
-            program = self._trace_compute(load_trace(self.trace, self.ranks, key=key), index)
+            tags = {}
+            if self.goal_collective_tag_base is not None:
+                tags["goal_collective_tag_base"] = self.goal_collective_tag_base
+            trace = load_trace(self.trace, self.ranks, key=key, **tags)
+            program = self._trace_compute(trace, index)
             self._check_placement(index, program.ranks, free_endpoints, f" of {self.trace}")
         else:
             raise ConfigError(f"traffic.jobs[{index}].app", "(none)", "an app, program or trace")

@@ -15,9 +15,14 @@ from exanet.program import (
     bcast,
     comm,
     compute,
+    exscan,
+    gather,
     irecv,
     isend,
     recv,
+    reduce_scatter,
+    scan,
+    scatter,
     send,
     wait,
     waitall,
@@ -92,6 +97,13 @@ def test_helpers_parse_units_and_defaults():
     assert compute("250ns") == Op("compute", compute_ns=250.0)
     assert bcast("1KB", root=2, comm=1) == Op("bcast", peer=2, bytes=1000, communicator=1)
     assert barrier() == Op("barrier")
+    assert gather("1KB", root=2, comm=1) == Op("gather", peer=2, bytes=1000, communicator=1)
+    assert scatter(8, algorithm="linear") == Op("scatter", peer=0, bytes=8, algorithm="linear")
+    assert reduce_scatter("1KiB", "pairwise") == Op(
+        "reduce_scatter", bytes=1024, algorithm="pairwise"
+    )
+    assert scan(4) == Op("scan", bytes=4)
+    assert exscan(4, comm=2) == Op("exscan", bytes=4, communicator=2)
     assert comm(4) == Op("comm", communicator=4)
     assert waitall() == Op("waitall")
 

@@ -274,3 +274,110 @@ def test_a_failing_python_program_is_a_config_error(tmp_path):
     (tmp_path / "syntax.py").write_text("def program(rank, size):\n    yield (\n")
     with pytest.raises(ConfigError, match="SyntaxError"):
         exanet.simulate(jobs_config({"program": str(tmp_path / "syntax.py"), "ranks": 2}))
+
+
+# --- gather, scatter, reduce_scatter, scan, exscan ---------------------------------------------
+
+ONE_COLLECTIVE = (
+    "import exanet.program as p\n"
+    "def program(rank, size, op, algorithm, bytes, root):\n"
+    "    rooted = {'root': root} if op in ('gather', 'scatter') else {}\n"
+    "    yield getattr(p, op)(bytes, algorithm=algorithm, **rooted)\n"
+)
+
+
+def run_one_collective(tmp_path, op, algorithm, ranks, size_bytes, root=0, overhead_ns=100):
+    path = tmp_path / "one_collective.py"
+    path.write_text(ONE_COLLECTIVE)
+    params = {"op": op, "algorithm": algorithm, "bytes": size_bytes, "root": root}
+    job = {"program": str(path), "ranks": ranks, "params": params}
+    return exanet.simulate(jobs_config(job, send_overhead=f"{overhead_ns}ns"))
+
+
+def subtree(r, n):
+    """Ranks in the binomial subtree of relative rank r >= 1 among n."""
+    return min(r & -r, n - r)
+
+
+N, B, O_NS = 6, 1003, 100  # 6 ranks (L = 3), 1003 B (not a multiple of 6), 100 ns per send
+# (op, algorithm): messages, bytes, and the time on the ideal network, where only the send
+# overheads of the longest chain of messages remain
+NEW_COLLECTIVES = {
+    # relative ranks 5 -> 4 -> 0 and 3 -> 2 -> 0: two sends deep
+    ("gather", "binomial"): (N - 1, B * sum(subtree(r, N) for r in range(1, N)), 2 * O_NS),
+    ("gather", "linear"): (N - 1, B * (N - 1), O_NS),  # every rank sends once, at once
+    ("scatter", "binomial"): (N - 1, B * sum(subtree(r, N) for r in range(1, N)), 3 * O_NS),
+    ("scatter", "linear"): (N - 1, B * (N - 1), (N - 1) * O_NS),  # the root's n - 1 sends
+    ("reduce_scatter", "ring"): (N * (N - 1), B * (N - 1), (N - 1) * O_NS),
+    ("reduce_scatter", "pairwise"): (N * (N - 1), B * (N - 1), (N - 1) * O_NS),
+    # step k: every rank below n - 2^k sends: 5 + 4 + 2 messages
+    ("scan", "recursive_doubling"): (11, 11 * B, 3 * O_NS),
+    ("exscan", "recursive_doubling"): (11, 11 * B, 3 * O_NS),
+}
+
+
+@pytest.mark.parametrize(("op", "algorithm"), list(NEW_COLLECTIVES))
+def test_new_collectives_move_their_table_messages_and_bytes(tmp_path, op, algorithm):
+    result = run_one_collective(tmp_path, op, algorithm, N, B, root=2)
+    messages, volume, ideal_ns = NEW_COLLECTIVES[op, algorithm]
+    assert result.summary["messages_sent"] == messages
+    assert result.summary["bytes_sent"] == volume
+    assert result.summary["delivery_checksum_ok"]
+    assert result.jobs["ideal_completion_ns"][0] == pytest.approx(ideal_ns)
+    assert result.jobs["completion_ns"][0] > ideal_ns
+
+
+def test_a_linear_scatter_takes_the_time_of_its_messages_one_after_the_other(tmp_path):
+    # The root hands message k (to relative rank k) to its NIC after k send overheads; 1003 B
+    # leave the NIC in less than one overhead, so nothing waits and message k arrives k
+    # overheads plus its one-way time after the start. The one-way times come from jobs of one
+    # send each.
+    ranks, root = 8, 2
+    (tmp_path / "one_send.py").write_text(
+        "from exanet.program import recv, send\n"
+        "def program(rank, size, root, to, bytes):\n"
+        "    if rank == root:\n"
+        "        yield send(to, bytes)\n"
+        "    elif rank == to:\n"
+        "        yield recv(root, bytes)\n"
+    )
+    arrivals_ns = []
+    for k in range(1, ranks):
+        params = {"root": root, "to": (root + k) % ranks, "bytes": B}
+        job = {"program": str(tmp_path / "one_send.py"), "ranks": ranks, "params": params}
+        one = exanet.simulate(jobs_config(job, send_overhead=f"{O_NS}ns"))
+        arrivals_ns.append(k * O_NS + one.jobs["completion_ns"][0] - O_NS)
+    scatter = run_one_collective(tmp_path, "scatter", "linear", ranks, B, root=root)
+    assert scatter.jobs["completion_ns"][0] == pytest.approx(max(arrivals_ns), rel=1e-9)
+    # binomial: the root sends only L = 3 messages, each the subtree of its receiver
+    binomial = run_one_collective(tmp_path, "scatter", "binomial", ranks, B, root=root)
+    assert binomial.summary["messages_sent"] == ranks - 1
+    assert binomial.jobs["ideal_completion_ns"][0] == pytest.approx(3 * O_NS)
+
+
+@pytest.mark.parametrize(
+    ("op", "valid"),
+    [
+        ("gather", "binomial, linear"),
+        ("scatter", "binomial, linear"),
+        ("reduce_scatter", "ring, pairwise"),
+        ("scan", "recursive_doubling"),
+        ("exscan", "recursive_doubling"),
+    ],
+)
+def test_a_bad_algorithm_for_the_new_collectives_is_refused_naming_the_valid_ones(
+    tmp_path, op, valid
+):
+    with pytest.raises(ConfigError) as info:
+        run_one_collective(tmp_path, op, "bruck", 4, 64)
+    assert info.value.key == "traffic.jobs[0].program"
+    assert f"rank 0 seq 0 {op}" in info.value.value
+    assert f"an algorithm for {op}: one of {valid}" in info.value.expected
+
+
+@pytest.mark.parametrize("op", ["gather", "scatter"])
+def test_a_gather_or_scatter_root_outside_the_communicator_is_refused(tmp_path, op):
+    with pytest.raises(ConfigError) as info:
+        run_one_collective(tmp_path, op, "", 4, 64, root=4)
+    assert info.value.key == "traffic.jobs[0].program"
+    assert "a root (peer) in 0..size-1" in info.value.expected

@@ -372,6 +372,7 @@ pub enum TrafficConfig {
 #[serde(deny_unknown_fields)]
 pub struct JobsConfig {
     pub jobs: Vec<JobConfig>,
+    /// Of the jobs without an eager limit of their own.
     pub eager_limit_bytes: u64,
     pub send_overhead_ps: u64,
     pub recv_overhead_ps: u64,
@@ -404,6 +405,9 @@ pub struct JobConfig {
     pub placement: Placement,
     #[serde(default)]
     pub start_ps: u64,
+    /// The job's own eager limit (the protocol its trace's producer assumed).
+    #[serde(default)]
+    pub eager_limit_bytes: Option<u64>,
 }
 
 fn one() -> u32 {

@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from exanet.errors import ConfigError
-from exanet.program import Program
+from exanet.program import MAX_MESSAGE_BYTES, Program
 from exanet.traces.chakra import read_chakra, write_chakra
 from exanet.traces.exanet_format import read_trace, write_trace
-from exanet.traces.goal import read_goal
+from exanet.traces.goal import SCHEDGEN_COLLECTIVE_TAG_BASE, read_goal
 from exanet.traces.otf2 import read_otf2, write_otf2
 
 __all__ = [
@@ -37,23 +37,41 @@ FORMATS = (
 )
 
 
-def load_trace(path: str | Path, ranks: int | None = None, *, key: str = "trace") -> Program:
+#: LogGOPSim's default S: messages up to 65,535 bytes go eagerly, larger ones by rendezvous.
+LOGGOPSIM_EAGER_LIMIT_BYTES = 65535
+
+
+def load_trace(
+    path: str | Path,
+    ranks: int | None = None,
+    *,
+    key: str = "trace",
+    goal_collective_tag_base: int = SCHEDGEN_COLLECTIVE_TAG_BASE,
+) -> Program:
     """Read the trace at `path`, choosing the reader by its name; `ranks`, if given, must match
     the trace's rank count. Errors name `key` (e.g. `traffic.jobs[0].trace`) and give the file
-    in their value. The program is not validated: call `validate(key)` on it."""
+    in their value. The program is not validated: call `validate(key)` on it.
+
+    The program's `eager_limit` is the protocol the trace's producer assumed: every message
+    eager for Chakra (ASTRA-sim completes a send without waiting for its receive), LogGOPSim's
+    default S for GOAL, None (the job's) for MPI traces and exanet's own format."""
     path = Path(path)
+    eager_limit = None
     if path.suffix in (".parquet", ".csv"):
         program = read_trace(path, key=key)
     elif path.suffix == ".goal":
-        program = read_goal(path, key=key)
+        program = read_goal(path, key=key, collective_tag_base=goal_collective_tag_base)
+        eager_limit = LOGGOPSIM_EAGER_LIMIT_BYTES
     elif path.suffix == ".otf2":
         program = read_otf2(path, ranks, key=key)
     elif path.suffix == ".et" or _is_file(Path(f"{path}.0.et"), key):
         program = read_chakra(path, ranks, key=key)
+        eager_limit = MAX_MESSAGE_BYTES
     else:
         raise ConfigError(key, str(path), FORMATS)
     if ranks is not None and program.ranks != ranks:
         raise ConfigError(key, f"{path} ({program.ranks} ranks)", f"a trace of {ranks} ranks")
+    program.eager_limit = eager_limit
     return program
 
 

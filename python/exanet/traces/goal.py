@@ -15,6 +15,15 @@ Comments run from `//` to the end of the line or between `/*` and `*/`. Labels a
 rank block; tags default to 0; -1 means any source or any tag. `calc` times are taken to be
 nanoseconds (LogGOPSim's time unit). cpu and nic numbers are accepted and ignored.
 
+Matching follows MPI, as the schedule's source program did: Schedgen writes the point-to-point
+messages of MPI collectives with tags from 1,000,000 up (`SCHEDGEN_COLLECTIVE_TAG_BASE`), and an
+MPI_ANY_TAG receive never takes a collective's message. So sends and receives with a tag from
+the base up are put on communicator 1, a matching context of their own, and a receive for any
+tag (-1) on communicator 0 matches only the others. `collective_tag_base = 2**31` (above every
+tag) turns this off: a wildcard then matches every tag, as in LogGOPSim, where a schedule like
+Schedgen's can hang when a collective's message arrives before the user message a wildcard
+receive was meant for.
+
 Each rank's dependency graph becomes a sequential program (see `exanet.traces._dag`): send and
 recv become isend and irecv, an operation waits for the sends and receives it `requires` before it
 runs, and a final waitall completes the rest. This serializes what GOAL lets run concurrently on
@@ -51,6 +60,8 @@ _DEPENDENCY = re.compile(rf"(?P<child>{_LABEL})\s+(?P<kind>i?requires)\s+(?P<par
 _NUM_RANKS = re.compile(r"num_ranks\s+(?P<ranks>\d+)")
 _RANK = re.compile(r"rank\s+(?P<rank>\d+)\s*\{")
 _MAX_TAG = 2**31 - 1  # tags are int32
+#: Schedgen numbers the messages of the collectives it expands from this tag up.
+SCHEDGEN_COLLECTIVE_TAG_BASE = 1_000_000
 
 _EXPECTED_OUTSIDE = '"num_ranks <N>" or "rank <R> {"'
 _EXPECTED_INSIDE = (
@@ -87,8 +98,14 @@ class _RankBlock:
     dependencies: list[tuple[_Line, re.Match]] = field(default_factory=list)
 
 
-def read_goal(path: str | Path, *, key: str = "trace") -> Program:
-    """The program of the GOAL schedule at `path` (not validated: call `validate` on it).
+def read_goal(
+    path: str | Path,
+    *,
+    key: str = "trace",
+    collective_tag_base: int = SCHEDGEN_COLLECTIVE_TAG_BASE,
+) -> Program:
+    """The program of the GOAL schedule at `path` (not validated: call `validate` on it), its
+    messages tagged `collective_tag_base` and up on communicator 1 (see the module doc).
     Errors name `key` (e.g. `traffic.jobs[0].trace`) and give the file and line in their value."""
     path = Path(path)
     try:
@@ -140,7 +157,11 @@ def read_goal(path: str | Path, *, key: str = "trace") -> Program:
         )
     if num_ranks is None:
         raise ConfigError(key, f"{path}: no num_ranks line", '"num_ranks <N>" and rank blocks')
-    return Program.from_ops(programs, num_ranks, key=key)
+    program = Program.from_ops(programs, num_ranks, key=key)
+    ops = program.ops
+    collective = ops["op"].isin(("isend", "irecv")) & (ops["tag"] >= collective_tag_base)
+    ops.loc[collective, "communicator"] = 1
+    return program
 
 
 def _without_block_comments(text: str, key: str, path: Path) -> str:

@@ -43,6 +43,7 @@ pub fn build(config: &JobsConfig, topology: &dyn Topology, seed: u64) -> Result<
             first_rank: 0,
             app: job.app.name().to_string(),
             program: Arc::new(program),
+            eager_limit_bytes: job.eager_limit_bytes.unwrap_or(config.eager_limit_bytes),
             endpoints: chosen,
             start_ps: job.start_ps,
             end_ps: 0,
@@ -52,7 +53,6 @@ pub fn build(config: &JobsConfig, topology: &dyn Topology, seed: u64) -> Result<
         });
     }
     let params = HostParams {
-        eager_limit_bytes: config.eager_limit_bytes,
         send_overhead_ps: config.send_overhead_ps,
         recv_overhead_ps: config.recv_overhead_ps,
     };

@@ -1,7 +1,7 @@
 //! The message-passing engine: ranks run their programs, post sends and receives matched by
-//! (source, tag) like MPI, move data eagerly below a threshold and by rendezvous (request,
-//! clear-to-send, data) above it, and expand collectives step by step into point-to-point
-//! messages. It knows nothing about the network: it hands messages to NICs and is told when a
+//! (communicator, source, tag) like MPI, move data eagerly below a threshold and by rendezvous
+//! (request, clear-to-send, data) above it, and expand collectives step by step into
+//! point-to-point messages. It knows nothing about the network: it hands messages to NICs and is told when a
 //! message has left its NIC and when it has fully arrived, through [`Action`]s and callbacks.
 //!
 //! Every callback concerns one endpoint's host (the one whose NIC saw the event), so the engine
@@ -22,16 +22,33 @@ use crate::engine::Time;
 use crate::parallel::SharedArray;
 
 const NEVER: Time = Time::MAX;
-/// Collective messages use tags above every user tag (user tags are i32 >= 0).
+/// A message's tag carries its matching context: a point-to-point message's is
+/// `communicator << 32 | tag` (both i32 >= 0), a collective's has this bit set, so that no
+/// user receive, not even one for any tag, ever takes a collective's message (MPI keeps
+/// collective traffic in a context of its own).
 const COLLECTIVE_TAG: u64 = 1 << 63;
-const ANY_TAG: u64 = u64::MAX;
 const NO_RANK: u32 = u32::MAX;
+
+/// The tags a posted receive accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TagPattern {
+    Exact(u64),
+    /// Any tag of a point-to-point message on this communicator (MPI_ANY_TAG).
+    AnyOn(u32),
+}
+
+impl TagPattern {
+    fn matches(self, tag: u64) -> bool {
+        match self {
+            Self::Exact(t) => t == tag,
+            Self::AnyOn(comm) => tag >> 32 == u64::from(comm),
+        }
+    }
+}
 
 /// Host-side protocol parameters.
 #[derive(Debug, Clone, Copy)]
 pub struct HostParams {
-    /// Messages up to this many bytes go eagerly; larger ones by rendezvous.
-    pub eager_limit_bytes: u64,
     /// CPU time to post one send.
     pub send_overhead_ps: Time,
     /// CPU time from a message's arrival to its receive completing.
@@ -102,7 +119,7 @@ enum State {
 #[derive(Debug, Clone, Copy)]
 struct PostedRecv {
     src: u32,
-    tag: u64,
+    tag: TagPattern,
     request: u32,
 }
 
@@ -157,6 +174,8 @@ pub struct JobRun {
     pub first_rank: u32,
     pub app: String,
     pub program: Arc<Program>,
+    /// The job's messages up to this many bytes go eagerly; larger ones by rendezvous.
+    pub eager_limit_bytes: u64,
     pub endpoints: Vec<u32>,
     pub start_ps: Time,
     pub end_ps: Time,
@@ -482,9 +501,10 @@ impl Mpi {
     fn deliver(&mut self, now: Time, token: u32, out: &mut Vec<Action>) {
         let env = *self.env(token);
         let rank = &mut self.ranks[env.dst as usize];
-        let found = rank.posted.iter().position(|p| {
-            (p.src == env.src || p.src == NO_RANK) && (p.tag == env.tag || p.tag == ANY_TAG)
-        });
+        let found = rank
+            .posted
+            .iter()
+            .position(|p| (p.src == env.src || p.src == NO_RANK) && p.tag.matches(env.tag));
         match found {
             Some(at) => {
                 let posted = rank.posted.remove(at);
@@ -573,7 +593,7 @@ impl Mpi {
         let job = &mut self.jobs[rank.job as usize];
         job.bytes_sent += bytes;
         job.messages_sent += 1;
-        let eager = bytes <= self.params.eager_limit_bytes;
+        let eager = bytes <= job.eager_limit_bytes;
         let token = self.new_envelope(Envelope {
             kind: if eager {
                 Kind::Eager
@@ -594,11 +614,18 @@ impl Mpi {
     }
 
     /// Rank `g` posts a receive from `src` (global index, or NO_RANK for any) with `tag`.
-    fn post_recv(&mut self, now: Time, g: u32, src: u32, tag: u64, out: &mut Vec<Action>) -> u32 {
+    fn post_recv(
+        &mut self,
+        now: Time,
+        g: u32,
+        src: u32,
+        tag: TagPattern,
+        out: &mut Vec<Action>,
+    ) -> u32 {
         let request = self.new_request(g);
         let found = self.ranks[g as usize].unexpected.iter().position(|&t| {
             let e = self.env(t);
-            (src == NO_RANK || e.src == src) && (tag == ANY_TAG || e.tag == tag)
+            (src == NO_RANK || e.src == src) && tag.matches(e.tag)
         });
         match found {
             Some(at) => {
@@ -674,13 +701,16 @@ impl Mpi {
             self.ranks[gi].pc += 1;
             let peer = first_rank.wrapping_add(op.peer as u32);
             let tag = if op.tag == ANY {
-                ANY_TAG
+                TagPattern::AnyOn(op.comm)
             } else {
-                op.tag as u64
+                TagPattern::Exact(u64::from(op.comm) << 32 | op.tag as u64)
             };
             match op.kind {
                 OpKind::Compute => self.ranks[gi].cpu_free_ps = now.saturating_add(op.value),
                 OpKind::Isend | OpKind::Send => {
+                    let TagPattern::Exact(tag) = tag else {
+                        unreachable!("checked: a send's tag is >= 0")
+                    };
                     let q = self.post_send(now, g, peer, tag, op.value, out);
                     self.requests[q as usize].id = op.request;
                     let rank = &mut self.ranks[gi];
@@ -775,7 +805,7 @@ impl Mpi {
         let recv_from: Vec<u32> = recvs.iter().map(|t| member(t.peer)).collect();
         let send_to: Vec<(u32, u64)> = sends.iter().map(|t| (member(t.peer), t.bytes)).collect();
         for src in recv_from {
-            let q = self.post_recv(now, g, src, tag, out);
+            let q = self.post_recv(now, g, src, TagPattern::Exact(tag), out);
             self.ranks[gi].waiting.push(q);
         }
         for (dst, bytes) in send_to {
@@ -808,12 +838,22 @@ impl Mpi {
                         } else {
                             format!("rank {}", p.src - job.first_rank)
                         };
+                        let on = |comm: u64| match comm {
+                            0 => String::new(),
+                            k => format!(" on communicator {k}"),
+                        };
                         match p.tag {
-                            ANY_TAG => format!("a message from {from} with any tag"),
-                            t if t & COLLECTIVE_TAG != 0 => {
+                            TagPattern::AnyOn(k) => {
+                                format!("a message from {from} with any tag{}", on(k.into()))
+                            }
+                            TagPattern::Exact(t) if t & COLLECTIVE_TAG != 0 => {
                                 format!("a collective message from {from}")
                             }
-                            t => format!("a message from {from} with tag {t}"),
+                            TagPattern::Exact(t) => format!(
+                                "a message from {from} with tag {}{}",
+                                t & u64::from(u32::MAX),
+                                on(t >> 32)
+                            ),
                         }
                     })
                     .collect();
