@@ -1,4 +1,5 @@
 import gzip
+import io
 import struct
 import time
 import warnings
@@ -8,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from google.protobuf import proto
 
 import exanet
 import exanet.traces.chakra
@@ -16,22 +18,36 @@ from exanet.errors import ConfigError
 from exanet.program import (
     Program,
     allgather,
+    allreduce,
     alltoall,
     barrier,
     bcast,
     comm,
     compute,
+    exscan,
+    gather,
     irecv,
     isend,
     recv,
     reduce,
+    reduce_scatter,
+    scan,
+    scatter,
     send,
     wait,
     waitall,
 )
 from exanet.traces import load_trace, read_goal, read_trace, write_chakra, write_trace
 from exanet.traces.chakra import decode_chakra, read_chakra
-from exanet.traces.chakra.et_def_pb2 import AttributeProto, Node
+from exanet.traces.chakra.et_def_pb2 import (
+    COMM_COLL_NODE,
+    COMP_NODE,
+    AttributeProto,
+    CollectiveCommType,
+    GlobalMetadata,
+    IOInfo,
+    Node,
+)
 from exanet.traces.samples import pingpong, ring_allreduce, train_step
 
 SAMPLES = Path(exanet.__file__).parent / "data" / "traces"
@@ -532,9 +548,9 @@ def test_chakra_traces_shaped_like_the_pytorch_converters_are_read(tmp_path):
     ("node", "value", "expected"),
     [
         (
-            message(b"\x08\x04\x12\x02rs\x18\x07", attribute("comm_type", INT64, b"\x07")),
-            "node 4 ('rs', COMM_COLL_NODE): REDUCE_SCATTER",
-            "a collective among ALL_REDUCE",
+            message(b"\x08\x04\x12\x02rs\x18\x07", attribute("comm_type", INT64, b"\x0a")),
+            "node 4 ('rs', COMM_COLL_NODE): comm_type = 10",
+            "comm_type in 0..9",
         ),
         (message(b"\x08\x05", b"\x18\x02"), "node 5 ('', MEM_LOAD_NODE)", "a node type exanet"),
         (message(b"\x08\x06", b"\x18\x05"), "node 6 ('', COMM_SEND_NODE)", "attribute comm_dst"),
@@ -619,6 +635,177 @@ def test_write_chakra_refuses_what_chakra_cannot_say(tmp_path):
         write_chakra(Program.from_generator(sub_microsecond, 1), tmp_path / "x")
     with pytest.raises(ConfigError, match="no communicators, algorithms"):
         write_chakra(Program.from_generator(everything, 4), tmp_path / "x")
+    for unwritable in (scan, exscan):
+        with pytest.raises(ConfigError, match=r"alltoallv, scan, exscan in Chakra"):
+            write_chakra(Program.from_ops([[unwritable(8)]] * 2, 2), tmp_path / "x")
+
+
+# --- Chakra traces as Chakra's PyTorch converter writes them, built with the protobuf classes ---
+
+
+def converter_metadata():
+    """The GlobalMetadata the converter writes: the host trace's schema, pid, time and span."""
+    return GlobalMetadata(
+        attr=[
+            AttributeProto(name="schema", string_val="1.1.1-chakra.0.0.4"),
+            AttributeProto(name="pid", uint64_val=4242),
+            AttributeProto(name="time", string_val="2026-11-25 00:00:00"),
+            AttributeProto(name="start_ts", uint64_val=1_000),
+            AttributeProto(name="finish_ts", uint64_val=9_000),
+        ]
+    )
+
+
+def converter_kernel(node_id, kernel, comm_type, comm_size, data_deps=(), duration_micros=0):
+    """A device-side collective kernel node as the converter writes it: the PyTorch node's
+    fields and attributes, then comm_type, comm_size and pg_name."""
+    return Node(
+        id=node_id,
+        name=kernel,
+        type=COMM_COLL_NODE,
+        data_deps=list(data_deps),
+        duration_micros=duration_micros,
+        inputs=IOInfo(values="[[4, 5, 0, 1024, 4, 'cuda:0']]", shapes="[[1024]]", types="['f32']"),
+        outputs=IOInfo(values="[]", shapes="[]", types="[]"),
+        attr=[
+            AttributeProto(name="rf_id", int64_val=node_id),
+            AttributeProto(name="fw_parent", int64_val=0),
+            AttributeProto(name="seq_id", int64_val=-1),
+            AttributeProto(name="scope", int64_val=0),
+            AttributeProto(name="tid", int64_val=2),
+            AttributeProto(name="fw_tid", int64_val=0),
+            AttributeProto(name="op_schema", string_val=""),
+            AttributeProto(name="is_cpu_op", bool_val=False),
+            AttributeProto(name="stream", int64_val=7),
+            AttributeProto(name="comm_type", int64_val=comm_type),
+            AttributeProto(name="comm_size", int64_val=comm_size),
+            AttributeProto(name="pg_name", string_val="0"),
+        ],
+    )
+
+
+def framed(message_):
+    """A message preceded by its length, as the converter's encodeMessage writes it."""
+    out = io.BytesIO()
+    proto.serialize_length_prefixed(message_, out)
+    return out.getvalue()
+
+
+def write_converter_trace(prefix, ranks, nodes):
+    """The same nodes on every rank, each file a GlobalMetadata then the nodes."""
+    for rank in range(ranks):
+        Path(f"{prefix}.{rank}.et").write_bytes(
+            b"".join(framed(m) for m in [converter_metadata(), *nodes])
+        )
+
+
+# comm_type -> (exanet op, root, bytes) of a 4-rank trace with comm_size 4096
+COLLECTIVE_READINGS = {
+    "ALL_REDUCE": ("allreduce", -1, 4096),
+    "REDUCE": ("reduce", 0, 4096),
+    "ALL_GATHER": ("allgather", -1, 4096),  # each rank's contribution
+    "GATHER": ("gather", 0, 4096),  # each rank's contribution
+    "SCATTER": ("scatter", 0, 4096),  # what each rank receives
+    "BROADCAST": ("bcast", 0, 4096),
+    "ALL_TO_ALL": ("alltoall", -1, 1024),  # the send buffer, comm_size / 4 to each rank
+    "REDUCE_SCATTER": ("reduce_scatter", -1, 4096),  # each rank's whole input buffer
+    "REDUCE_SCATTER_BLOCK": ("reduce_scatter", -1, 4096),
+    "BARRIER": ("barrier", -1, 0),
+}
+
+
+def test_every_collective_type_of_the_schema_has_a_reading():
+    assert set(COLLECTIVE_READINGS) == set(CollectiveCommType.keys())
+
+
+@pytest.mark.parametrize("comm_type", list(COLLECTIVE_READINGS))
+def test_chakra_every_collective_type_reads_as_its_exanet_operation(tmp_path, comm_type):
+    kernel = converter_kernel(3, f"ncclDevKernel_{comm_type}(ncclDevComm*)", 0, 4096)
+    kernel.attr[-3].int64_val = CollectiveCommType.Value(comm_type)
+    write_converter_trace(tmp_path / "coll", 4, [kernel])
+    program = read_chakra(tmp_path / "coll").validate()
+    rows = program.sorted()[["rank", "op", "peer", "bytes"]].itertuples(index=False, name=None)
+    op, root, size = COLLECTIVE_READINGS[comm_type]
+    assert list(rows) == [(rank, op, root, size) for rank in range(4)]
+
+
+def test_chakra_reduce_scatter_then_all_gather_replays(tmp_path):
+    """A 4-rank trace of a compute node, a REDUCE_SCATTER of S and an ALL_GATHER of S / 4 (the
+    FSDP pattern): ring reduce-scatter and allgather each send (n - 1) S in all, so the job sends
+    6 S, and each rank injects 1.5 S, which takes at least 1.5 S / (injection bandwidth)."""
+    size_bytes = 65536
+    write_converter_trace(
+        tmp_path / "fsdp",
+        4,
+        [
+            Node(id=1, name="aten::mm", type=COMP_NODE, duration_micros=2),
+            converter_kernel(2, "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", 7, size_bytes, [1]),
+            converter_kernel(3, "ncclDevKernel_AllGather_RING_LL", 2, size_bytes // 4, [2]),
+        ],
+    )
+    config = {
+        "topology": {"kind": "torus", "dims": [4], "concentration": 1},
+        "router": {"vc_buffer": "8KiB"},
+        "traffic": {"kind": "jobs", "jobs": [{"trace": str(tmp_path / "fsdp")}]},
+    }
+    summary = exanet.simulate(config).summary
+    assert summary["jobs"] == 1
+    assert summary["bytes_sent"] == 6 * size_bytes
+    injection_ns = 1.5 * size_bytes / summary["injection_bandwidth_gbytes_per_s"]
+    assert summary["jobs_completion_ns_max"] >= 2000 + injection_ns
+
+
+def every_chakra_collective(rank, size):
+    yield allreduce(4096)
+    yield reduce(4096)
+    yield allgather(1024)
+    yield gather(1024)
+    yield scatter(1024)
+    yield bcast(4096)
+    yield alltoall(1024)
+    yield reduce_scatter(4096)
+    yield barrier()
+
+
+def test_chakra_write_read_round_trip_of_every_collective(tmp_path):
+    program = Program.from_generator(every_chakra_collective, 4)
+    write_chakra(program, tmp_path / "all")
+    pd.testing.assert_frame_equal(read_chakra(tmp_path / "all").sorted(), program.sorted())
+    nodes = decode_chakra((tmp_path / "all.2.et").read_bytes())
+    written = [
+        (CollectiveCommType.Name(attr["comm_type"]), attr["comm_size"])
+        for attr in ({a.name: a.int64_val for a in node.attr} for node in nodes)
+    ]
+    assert written == [
+        ("ALL_REDUCE", 4096),
+        ("REDUCE", 4096),
+        ("ALL_GATHER", 1024),
+        ("GATHER", 1024),
+        ("SCATTER", 1024),
+        ("BROADCAST", 4096),
+        ("ALL_TO_ALL", 4096),  # the whole send buffer: 1024 to each of 4 ranks
+        ("REDUCE_SCATTER", 4096),
+        ("BARRIER", 0),
+    ]
+    with pytest.raises(ConfigError, match="root 0"):
+        write_chakra(Program.from_ops([[scatter(8, root=1)]] * 2, 2), tmp_path / "x")
+
+
+def test_a_chakra_file_protobuf_cannot_parse_is_a_config_error(tmp_path):
+    nodes = [converter_kernel(i, "ncclDevKernel_AllReduce", 0, 64) for i in range(3)]
+    parts = [framed(m) for m in [converter_metadata(), *nodes]]
+    body_bytes = len(proto.serialize(nodes[1]))
+    # node 2 (message 2): its first field's key becomes field 0 of wire type 7 (neither exists)
+    parts[2] = parts[2][:-body_bytes] + b"\x07" + parts[2][-body_bytes + 1 :]
+    (tmp_path / "bad.0.et").write_bytes(b"".join(parts))
+    with pytest.raises(ConfigError) as info:
+        read_chakra(tmp_path / "bad", key="traffic.jobs[0].trace")
+    assert info.value.key == "traffic.jobs[0].trace"
+    assert info.value.value == f"{tmp_path / 'bad.0.et'}: unreadable"
+    offset = len(parts[0]) + len(parts[1])
+    assert f"message 2 at byte {offset} (ChakraProtoMsg.Node) is not valid protobuf" in (
+        info.value.expected
+    )
 
 
 def test_load_trace_dispatch_and_samples_match_their_generators(tmp_path):

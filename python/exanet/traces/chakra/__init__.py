@@ -11,14 +11,25 @@ Mapping of nodes to operations:
 - COMP_NODE: compute for duration_micros (x 1000 ns);
 - COMM_SEND_NODE / COMM_RECV_NODE: isend to comm_dst / irecv from comm_src, comm_size bytes,
   tag comm_tag (default 0);
-- COMM_COLL_NODE by comm_type: ALL_REDUCE -> allreduce, REDUCE -> reduce, ALL_GATHER ->
-  allgather, BROADCAST -> bcast, ALL_TO_ALL -> alltoall, BARRIER -> barrier; comm_size is each
-  rank's buffer (allgather: its contribution; all-to-all: its whole send buffer, so each other
-  rank gets comm_size / ranks). Collectives span every rank (pg_name process groups are not
-  read), with root 0 and the default algorithm. Other collective types are refused. A
-  COMM_COLL_NODE without comm_type is the host-side call (Chakra's PyTorch converter writes one
-  for every c10d call, e.g. `c10d::broadcast_`, beside the device-side kernel node that carries
-  comm_type): no operation, as for METADATA_NODE;
+- COMM_COLL_NODE by comm_type, with comm_size read the way ASTRA-sim (the simulator Chakra
+  feeds) and Chakra's PyTorch converter read it. ASTRA-sim's Workload::issue_coll_comm hands
+  comm_size to Sys::generate_all_reduce / _all_gather / _reduce_scatter / _all_to_all, whose
+  phases (Ring, HalvingDoubling, ...) take it as the rank's input: all-gather's result is
+  comm_size x n, reduce-scatter's comm_size / n, all-to-all's messages comm_size / n. The
+  converter sets comm_size to the bytes of the kernel's input tensors. So:
+  ALL_REDUCE -> allreduce (the buffer); ALL_GATHER -> allgather (each rank's contribution);
+  REDUCE_SCATTER and REDUCE_SCATTER_BLOCK -> reduce_scatter (each rank's whole input buffer, of
+  which it ends with 1/n); ALL_TO_ALL -> alltoall of comm_size / n to each rank (the rank's whole
+  send buffer); BARRIER -> barrier (comm_size not read). ASTRA-sim simulates no REDUCE, GATHER
+  or SCATTER (it refuses them) and replays BROADCAST for its recorded duration; for these
+  comm_size is the rank's input as well: REDUCE -> reduce and BROADCAST -> bcast of the buffer,
+  GATHER -> gather of each rank's contribution, SCATTER -> scatter of the block each rank
+  receives. Chakra has no root (no field, no attribute; neither ASTRA-sim nor the converter
+  writes one): rooted collectives use root 0. Collectives span every rank of the job: pg_name
+  (which ASTRA-sim looks up in a separate communicator-group file) is not read. The default
+  algorithm runs. A COMM_COLL_NODE without comm_type is the host-side call (Chakra's PyTorch
+  converter writes one for every c10d call, e.g. `c10d::broadcast_`, beside the device-side
+  kernel node that carries comm_type): no operation, as for METADATA_NODE;
 - METADATA_NODE: no operation (its dependencies still order the others).
 
 data_deps and ctrl_deps both mean "after the completion of", and each rank's graph becomes a
@@ -43,6 +54,7 @@ from google.protobuf.message import DecodeError
 
 from exanet.errors import ConfigError
 from exanet.program import (
+    COLLECTIVES,
     MAX_JOB_TIME_PS,
     MAX_MESSAGE_BYTES,
     Op,
@@ -63,11 +75,21 @@ _OPS_OF_COLLECTIVES = {
     "ALL_REDUCE": "allreduce",
     "REDUCE": "reduce",
     "ALL_GATHER": "allgather",
+    "GATHER": "gather",
+    "SCATTER": "scatter",
     "BROADCAST": "bcast",
     "ALL_TO_ALL": "alltoall",
+    "REDUCE_SCATTER": "reduce_scatter",
+    "REDUCE_SCATTER_BLOCK": "reduce_scatter",
     "BARRIER": "barrier",
 }
-_COLLECTIVE_TYPE_IDS = {op: CommType.Value(name) for name, op in _OPS_OF_COLLECTIVES.items()}
+"""The exanet operation of each Chakra collective type (every type of the schema)."""
+_ROOTED = ("bcast", "reduce", "gather", "scatter")  # root 0: Chakra collectives have no root
+_COLLECTIVE_TYPE_IDS = {  # op -> the type write_chakra writes: the first that reads as it
+    op: CommType.Value(name) for name, op in reversed(_OPS_OF_COLLECTIVES.items())
+}
+_NOT_IN_CHAKRA = tuple(op for op in ("comm", *COLLECTIVES) if op not in _COLLECTIVE_TYPE_IDS)
+"""Operations write_chakra refuses (comm, alltoallv, scan, exscan): Chakra has no such node."""
 _VERSION = "0.0.4"
 _FILE_NAME = re.compile(r"(?P<prefix>.+)\.(?P<rank>\d+)\.et")
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -261,20 +283,13 @@ def _op(node: Node, ranks: int, key: str, path: Path) -> Op | None:
         return None
     if node_type == "COMM_COLL_NODE":
         comm_type = _attr(node, attrs, "comm_type", where, key, 0, max(COLLECTIVE_TYPES))
-        op = _OPS_OF_COLLECTIVES.get(COLLECTIVE_TYPES[comm_type])
-        if op is None:
-            supported = ", ".join(_OPS_OF_COLLECTIVES)
-            raise ConfigError(
-                key,
-                f"{where}: {_describe(node)}: {COLLECTIVE_TYPES[comm_type]}",
-                f"a collective among {supported}",
-            )
+        op = _OPS_OF_COLLECTIVES[COLLECTIVE_TYPES[comm_type]]
         size = (
             0
             if op == "barrier"
             else _attr(node, attrs, "comm_size", where, key, 0, MAX_MESSAGE_BYTES)
         )
-        root = 0 if op in ("bcast", "reduce") else -1
+        root = 0 if op in _ROOTED else -1
         return Op(op, peer=root, bytes=size // ranks if op == "alltoall" else size)
     if node_type == "METADATA_NODE":
         return None
@@ -325,8 +340,9 @@ def _encode_rank(rows: Iterator[Any], ranks: int, key: str) -> list[Node]:
             after += [node_of_request[request] for request in outstanding]
             outstanding.clear()
             continue
-        if row.communicator != 0 or row.algorithm or row.op in ("comm", "alltoallv"):
-            raise ConfigError(key, where, "no communicators, algorithms or alltoallv in Chakra")
+        if row.communicator != 0 or row.algorithm or row.op in _NOT_IN_CHAKRA:
+            unwritable = ", ".join(_NOT_IN_CHAKRA)
+            raise ConfigError(key, where, f"no communicators, algorithms, {unwritable} in Chakra")
         node = Node(id=len(nodes), name=row.op, data_deps=list(dict.fromkeys(after)))
         if row.op == "compute":
             node.duration_micros = round(row.compute_ns / 1000)
@@ -348,7 +364,7 @@ def _encode_rank(rows: Iterator[Any], ranks: int, key: str) -> list[Node]:
                 ]
             )
         else:
-            if row.op in ("bcast", "reduce") and row.peer != 0:
+            if row.op in _ROOTED and row.peer != 0:
                 raise ConfigError(key, where, "root 0 (Chakra collectives have no root)")
             node.type = NodeType.COMM_COLL_NODE
             size = row.bytes * ranks if row.op == "alltoall" else row.bytes
