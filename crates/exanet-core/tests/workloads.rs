@@ -204,6 +204,39 @@ fn ring_allreduce_takes_two_n_minus_one_steps_of_alpha_plus_a_chunk() {
 }
 
 #[test]
+fn the_core_runs_program_gathers_and_scatters_and_refuses_a_root_outside_the_communicator() {
+    // Every rank of 4 calls `op` with root `root`, 100 B.
+    let program = |op: &str, root: i32, algorithm: &str| {
+        let ops = json!({"rank": [0, 1, 2, 3], "op": vec![op; 4], "peer": vec![root; 4],
+                         "bytes": vec![100; 4], "tag": vec![0; 4], "compute_ps": vec![0; 4],
+                         "communicator": vec![0; 4], "request": vec![-1; 4],
+                         "algorithm": vec![algorithm; 4]});
+        json!([{"name": "c", "app": "program", "ranks": 4, "ops": ops,
+                "placement": {"kind": "linear"}}])
+    };
+    // Linear: 3 blocks straight to the root; binomial: relative ranks 1, 2, 3 get subtrees of
+    // 1, 2 and 1 blocks.
+    for (op, algorithm, volume) in [("gather", "linear", 300), ("scatter", "binomial", 400)] {
+        let out = run_ok(&jobs(program(op, 3, algorithm), &[]));
+        assert_eq!(out.summary.u64("messages_sent"), 3, "{op}");
+        assert_eq!(out.summary.u64("bytes_sent"), volume, "{op}");
+    }
+    match run(&jobs(program("gather", 4, "binomial"), &[])) {
+        Err(SimError::Config(e)) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("root 4 is not a rank of the communicator (0..4)"),
+                "{text}"
+            );
+        }
+        other => panic!(
+            "expected a config error, got {:?}",
+            other.map(|o| o.summary)
+        ),
+    }
+}
+
+#[test]
 fn a_receive_without_a_send_is_reported_with_its_rank_and_operation() {
     let ops = json!({"rank": [0, 1, 1], "op": ["compute", "recv", "compute"],
                      "peer": [-1, 0, -1], "bytes": [0, 64, 0], "tag": [0, 7, 0],
