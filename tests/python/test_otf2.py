@@ -20,10 +20,15 @@ from exanet.program import (
     bcast,
     comm,
     compute,
+    exscan,
+    gather,
     irecv,
     isend,
     recv,
     reduce,
+    reduce_scatter,
+    scan,
+    scatter,
     send,
     wait,
     waitall,
@@ -89,6 +94,47 @@ def test_round_trip_gives_the_same_operations(tmp_path):
     assert names.count("MpiCollectiveEnd") == 7
     assert names.count("MpiIrecvRequest") == names.count("MpiIrecv") == 2
     assert names.count("MpiIsend") == names.count("MpiIsendComplete") == 2
+
+
+def new_collectives(rank, size):
+    """The collectives added for real traces, on the world and on two sub-communicators, with
+    roots other than 0 and a reduce_scatter buffer that does not split evenly."""
+    yield comm(1) if rank % 2 == 0 else comm(2)
+    sub = 1 if rank % 2 == 0 else 2
+    yield gather(24, root=3)
+    yield compute(1.5)
+    yield scatter(100, root=1, comm=sub)
+    yield reduce_scatter(1001)
+    yield scan(64, comm=sub)
+    yield exscan(48)
+    yield gather(8, root=0, comm=sub)
+    yield scatter("1KiB")
+    yield compute(2)
+
+
+def test_the_collectives_of_real_traces_round_trip(tmp_path):
+    program = Program.from_generator(new_collectives, 5).validate()
+    path = tmp_path / "new.otf2"
+    write_otf2(program, path)
+    pd.testing.assert_frame_equal(read_otf2(path).validate().sorted(), program.sorted())
+    with otf2.reader.open(str(path)) as trace:
+        rank3 = trace.definitions.locations[3]
+        ends = [
+            (str(event.collective_op).rsplit(".", 1)[-1], event.size_sent, event.size_received)
+            for location, event in trace.events
+            if location == rank3 and isinstance(event, E.MpiCollectiveEnd)
+        ]
+    # Score-P's sizes on rank 3: root of the gather, and rank 1 of 2 on communicator 2, so root
+    # of its scatter
+    assert ends == [
+        ("GATHER", 24, 5 * 24),
+        ("SCATTER", 2 * 100, 100),
+        ("REDUCE_SCATTER", 1001, 5 * 200),  # blocks of 201, 200, 200, 200, 200 bytes
+        ("SCAN", 64, 2 * 64),
+        ("EXSCAN", 48, 3 * 48),
+        ("GATHER", 8, 0),
+        ("SCATTER", 0, 1024),
+    ]
 
 
 PROGRAM = """\
@@ -448,6 +494,28 @@ def test_a_trace_like_sst_macros_maps_rooted_vector_and_non_blocking_collectives
     program = read_otf2(path, ranks=10)
     for rank in range(10):
         assert rows(program, rank) == SST_MACRO_LIKE_ROWS, rank
+
+
+def test_the_trace_like_sst_macros_replays_as_a_job(tmp_path):
+    path = tmp_path / "sst_macro_like.otf2"
+    write_scorep_trace(path, 10, sst_macro_like)
+    result = exanet.simulate(
+        {
+            "topology": {"kind": "torus", "dims": [4, 4]},
+            "links": {"bandwidth": "1GB/s"},  # 1 B/ns: the collectives' bytes take time
+            "router": {"vc_buffer": "16KiB"},
+            "traffic": {"kind": "jobs", "jobs": [{"trace": str(path), "name": "sst_macro"}]},
+        }
+    )
+    compute_ns = sum(row[4] for row in SST_MACRO_LIKE_ROWS)
+    assert compute_ns == 2180
+    # rank 0 alone, one collective after the other: it receives the other 9 ranks' 8 B of the
+    # gather, sends at least their 400 B of the scatter and the 1 KiB of the bcast once, and
+    # receives 9 blocks of 22 B in the allgather, at 1 B/ns
+    communication_ns = 9 * 8 + 9 * 400 + 1024 + 9 * 22
+    assert result.jobs["completion_ns"][0] >= compute_ns + communication_ns
+    assert result.summary["messages_sent"] > 0
+    assert result.summary["delivery_checksum_ok"]
 
 
 def order_story(rank, comms, region):
