@@ -151,6 +151,13 @@ class UgalLRouting(_WeighedRouting):
     bytes x hops on its first link (local information only); VCs as Valiant."""
 
     kind: Literal["ugal_l"]
+    threshold: float = Field(
+        0.1,
+        ge=0,
+        allow_inf_nan=False,
+        description="bias toward minimal routes: queued bytes (a fraction of one VC buffer) "
+        "added to the Valiant way's queue before comparing",
+    )
 
 
 class UgalGRouting(_WeighedRouting):

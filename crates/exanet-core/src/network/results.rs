@@ -223,12 +223,11 @@ impl Network {
                 .iter()
                 .map(|c| load(c.received_bytes, nic, window_ps)),
         );
-        let injected = min_mean_max(
+        let (injected_min, injected, injected_max) = min_mean_max(
             counters
                 .iter()
                 .map(|c| load(c.injected_bytes, nic, window_ps)),
-        )
-        .1;
+        );
         sum.set(
             "injection_bandwidth_gbytes_per_s",
             Value::F64(injection_gbytes_per_s),
@@ -241,6 +240,10 @@ impl Network {
             Value::F64(offered * injection_gbytes_per_s),
         );
         sum.set("injected_load", Value::F64(injected));
+        // The spread of what sources got into the network: adversarial patterns can starve
+        // some endpoints while others near the bottleneck inject freely.
+        sum.set("injected_load_min", Value::F64(injected_min));
+        sum.set("injected_load_max", Value::F64(injected_max));
         sum.set("accepted_load", Value::F64(accepted));
         sum.set("accepted_load_min", Value::F64(accepted_min));
         sum.set("accepted_load_max", Value::F64(accepted_max));

@@ -191,14 +191,18 @@ impl Network {
             candidates[best]
         } else {
             // Escape VCs are a last resort, not a reason to prefer a way.
-            let (buffer, threshold) = (self.vc_buffer_bytes, self.threshold_bytes);
-            candidates[select(candidates, buffer, self.vcs as u32, threshold, |p, v| {
+            let credits = |p: u16, v: u32| {
                 if escape_vcs & (1 << v) != 0 {
                     0
                 } else {
                     self.credit(base + usize::from(p), v as usize)
                 }
-            })]
+            };
+            let queued = |c: &Candidate| {
+                let vcs = if query.injected { c.vc_mask } else { u32::MAX };
+                self.queued_bytes(router, c.port, vcs)
+            };
+            candidates[select(candidates, self.threshold_bytes, credits, queued)]
         };
         // The packet leaves on the chosen way, so its state changes now.
         self.packets[head].set_route(chosen.next);
@@ -223,35 +227,48 @@ impl Network {
         self.mark_dirty(chosen.port);
     }
 
-    /// UGAL-G's cost of a way: the bytes queued at every output along the route it leads to
-    /// (followed through each router's first way): head packets waiting for the output and
-    /// bytes in its downstream buffers; plus the packet's own serialization at every hop, plus
-    /// the routing threshold on ways longer than the shortest; in bytes, i.e. time at link rate.
-    fn route_cost(&self, router: u32, query: &RouteQuery, way: &Candidate, bytes: u32) -> u64 {
-        let capacity = u64::from(self.vc_buffer_bytes) * self.vcs as u64;
-        let queued = |r: u32, port: u16| {
-            let out_index = self.port_index(r, port);
-            let free: u64 = (0..self.vcs)
-                .map(|v| u64::from(self.credit(out_index, v)))
-                .sum();
-            let block = self.output_blocks[out_index];
-            let words: &[u64] = if block == NO_BLOCK {
-                &[]
-            } else {
-                self.output_pool.requests(block)
-            };
-            let waiting: u64 = words
-                .iter()
-                .enumerate()
-                .flat_map(|(w, &bits)| set_bits(bits).map(move |b| w * 64 + b as usize))
-                .map(|input| {
-                    let in_index = r as usize * self.ports + (input >> self.vc_bits);
-                    let vc = input & ((1 << self.vc_bits) - 1);
-                    u64::from(self.input(in_index, vc).bytes)
-                })
-                .sum();
-            waiting + capacity - free.min(capacity)
+    /// The bytes queued at output `port` of `router` for the VCs of `vc_mask`: the head
+    /// packets waiting for the output on one of them and the bytes in their downstream
+    /// buffers (their credit deficit). Adaptive choices between ways of different lengths
+    /// weigh this, as UGAL-L is defined (Jiang et al.'s VC_H form: the queue of the VCs the way
+    /// would take, so that minimal and non-minimal traffic on one port are told apart): credits
+    /// alone saturate at one buffer, so a router whose global link is the bottleneck would see
+    /// it no busier than a merely full local link and keep its own endpoints on it.
+    fn queued_bytes(&self, r: u32, port: u16, vc_mask: u32) -> u64 {
+        let out_index = self.port_index(r, port);
+        let held: u64 = vcs_in(vc_mask)
+            .filter(|&v| (v as usize) < self.vcs)
+            .map(|v| {
+                let free = self.credit(out_index, v as usize).min(self.vc_buffer_bytes);
+                u64::from(self.vc_buffer_bytes - free)
+            })
+            .sum();
+        let block = self.output_blocks[out_index];
+        let words: &[u64] = if block == NO_BLOCK {
+            &[]
+        } else {
+            self.output_pool.requests(block)
         };
+        let waiting: u64 = words
+            .iter()
+            .enumerate()
+            .flat_map(|(w, &bits)| set_bits(bits).map(move |b| w * 64 + b as usize))
+            .map(|input| {
+                let in_index = r as usize * self.ports + (input >> self.vc_bits);
+                self.input(in_index, input & ((1 << self.vc_bits) - 1))
+            })
+            .filter(|slot| u32::from(slot.vc_mask) & vc_mask != 0)
+            .map(|slot| u64::from(slot.bytes))
+            .sum();
+        waiting + held
+    }
+
+    /// UGAL-G's cost of a way: the bytes queued at every output along the route it leads to,
+    /// on the VCs the route takes there (followed through each router's first way, see
+    /// `queued_bytes`); plus the packet's own
+    /// serialization at every hop, plus the routing threshold on ways longer than the
+    /// shortest; in bytes, i.e. time at link rate.
+    fn route_cost(&self, router: u32, query: &RouteQuery, way: &Candidate, bytes: u32) -> u64 {
         let shortest = self.candidates.as_slice().iter().map(|c| c.hops).min();
         let mut cost = if Some(way.hops) > shortest {
             u64::from(self.threshold_bytes)
@@ -266,7 +283,7 @@ impl Network {
             let Peer::Router { router: down, port } = self.topology.peer(r, step.port) else {
                 break;
             };
-            cost += queued(r, step.port);
+            cost += self.queued_bytes(r, step.port, step.vc_mask);
             next.clear();
             self.routing.route(
                 &RouteQuery {

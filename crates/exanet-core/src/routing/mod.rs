@@ -165,16 +165,15 @@ pub trait RoutingFunction: Send + Sync {
 /// Picks a candidate from local state only. Ways of one length: the one whose best VC holds
 /// the most credits, where the first way (the oblivious choice: DOR, D-mod-k) counts
 /// `threshold` bytes more, so a router leaves it only for a way clearly freer. Ways of
-/// different lengths (UGAL): the smallest queued bytes downstream x hops left, longer ways
-/// counting `threshold` more queued bytes; the first on ties. `credits(port, vc)` is the
-/// upstream view of downstream buffer space; `buffer` the bytes of one VC buffer. Returns the
-/// chosen index.
+/// different lengths (UGAL): the smallest queued bytes x hops left, longer ways counting
+/// `threshold` more queued bytes; the first on ties. `credits(port, vc)` is the upstream view
+/// of downstream buffer space; `queued(candidate)` the bytes waiting for the candidate's port
+/// and held downstream of it on its VCs. Returns the chosen index.
 pub fn select(
     candidates: &[Candidate],
-    buffer: u32,
-    vcs: u32,
     threshold: u32,
     credits: impl Fn(u16, u32) -> u32,
+    queued: impl Fn(&Candidate) -> u64,
 ) -> usize {
     if candidates.len() == 1 {
         return 0;
@@ -183,12 +182,10 @@ pub fn select(
     if candidates.iter().all(|c| c.hops == shortest) {
         return select_most_credits(candidates, threshold, credits);
     }
-    let capacity = u64::from(buffer) * u64::from(vcs);
     let score = |c: &Candidate| {
-        let free: u64 = (0..vcs).map(|vc| u64::from(credits(c.port, vc))).sum();
         let bias = if c.hops > shortest { threshold } else { 0 };
         // +1 byte: an empty queue still costs its hops.
-        (capacity - free.min(capacity) + u64::from(bias) + 1) * u64::from(c.hops)
+        (queued(c) + u64::from(bias) + 1) * u64::from(c.hops)
     };
     let mut best = 0;
     let mut best_score = score(&candidates[0]);
