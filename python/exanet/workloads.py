@@ -314,6 +314,11 @@ class Job(_Section):
         "default: what the job's trace producer assumed (Chakra: every message; GOAL: 65535 B), "
         "else traffic.eager_limit",
     )
+    trace_comm_groups: StrictStr | None = Field(
+        None,
+        description="with a Chakra trace: ASTRA-sim's communicator-group file (JSON, group id "
+        "-> ranks); collectives run over the group their pg_name names",
+    )
     goal_collective_tag_base: Annotated[StrictInt, Field(ge=0, le=2**31)] | None = Field(
         None,
         description="with a .goal trace: messages tagged from this value up are collective "
@@ -437,10 +442,13 @@ class Job(_Section):
             program = Program.from_file(self.program, self.ranks, self.params, key=key)
         elif self.trace is not None:
             key = f"traffic.jobs[{index}].trace"
-            tags = {}
+            options: dict[str, Any] = {}
             if self.goal_collective_tag_base is not None:
-                tags["goal_collective_tag_base"] = self.goal_collective_tag_base
-            trace = load_trace(self.trace, self.ranks, key=key, **tags)
+                options["goal_collective_tag_base"] = self.goal_collective_tag_base
+            if self.trace_comm_groups is not None:
+                options["comm_groups"] = self.trace_comm_groups
+                options["comm_groups_key"] = f"traffic.jobs[{index}].trace_comm_groups"
+            trace = load_trace(self.trace, self.ranks, key=key, **options)
             program = self._trace_compute(trace, index)
             self._check_placement(index, program.ranks, free_endpoints, f" of {self.trace}")
         else:
@@ -554,8 +562,8 @@ def traffic_to_core(traffic: Traffic, topology_core: dict[str, Any]) -> dict[str
 
 
 def resolve_traffic_paths(traffic: Any, base_dir: str) -> Any:
-    """[traffic] with its matrix file and its jobs' program and trace paths made relative to
-    `base_dir`."""
+    """[traffic] with its matrix file and its jobs' program, trace and trace_comm_groups paths
+    made relative to `base_dir`."""
     if not isinstance(traffic, Mapping):
         return traffic
     if isinstance(traffic.get("matrix"), str):
@@ -569,7 +577,7 @@ def resolve_traffic_paths(traffic: Any, base_dir: str) -> Any:
                 **job,
                 **{
                     k: os.path.join(base_dir, job[k])
-                    for k in ("program", "trace")
+                    for k in ("program", "trace", "trace_comm_groups")
                     if isinstance(job.get(k), str)
                 },
             }

@@ -1,5 +1,7 @@
 import gzip
 import io
+import json
+import re
 import struct
 import time
 import warnings
@@ -877,3 +879,54 @@ def test_a_trace_without_compute_times_warns_and_takes_a_default_or_a_scale(tmp_
             }
         )
     assert caught.value.key == "traffic.jobs[0].trace_compute_scale"
+
+
+def test_chakra_collectives_run_over_astra_sims_communicator_groups(tmp_path):
+    """Tensor-parallel pairs {0, 1} and {2, 3} all-reduce within their pair (pg_name "1" and
+    "2"), then all four ranks all-gather (pg_name "0"), as ASTRA-sim's --comm-group-configuration
+    file says; without the file every collective spans all ranks, as in ASTRA-sim."""
+    prefix = tmp_path / "tp"
+    for rank in range(4):
+        pair = converter_kernel(1, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 8192)
+        pair.attr[-1].string_val = "1" if rank < 2 else "2"
+        everyone = converter_kernel(2, "ncclDevKernel_AllGather_RING_LL", 2, 1024, [1])
+        Path(f"{prefix}.{rank}.et").write_bytes(
+            b"".join(framed(m) for m in [converter_metadata(), pair, everyone])
+        )
+    groups = tmp_path / "groups.json"
+    groups.write_text(json.dumps({"0": [0, 1, 2, 3], "1": [0, 1], "2": [2, 3]}))
+    ops = read_chakra(prefix, comm_groups=groups).validate().sorted()
+    allreduces = ops[ops["op"] == "allreduce"]
+    assert allreduces["communicator"].tolist() == [2, 2, 3, 3]
+    assert ops.loc[ops["op"] == "allgather", "communicator"].tolist() == [1, 1, 1, 1]
+    assert ops.loc[ops["op"] == "comm", "communicator"].tolist() == [1, 2, 1, 2, 1, 3, 1, 3]
+    job = {"trace": str(prefix), "trace_comm_groups": str(groups)}
+    config = {
+        "topology": {"kind": "torus", "dims": [4], "concentration": 1},
+        "router": {"vc_buffer": "8KiB"},
+        "traffic": {"kind": "jobs", "jobs": [job]},
+    }
+    # recursive doubling in a pair: one 8 KiB message each way; the ring allgather of 4 ranks:
+    # 3 steps of 1 KiB from every rank
+    assert exanet.simulate(config).summary["bytes_sent"] == 4 * 8192 + 4 * 3 * 1024
+    assert read_chakra(prefix).validate().ops["communicator"].eq(0).all()
+
+
+@pytest.mark.parametrize(
+    ("groups", "expected"),
+    [
+        ('{"0": [0, 1, 2, 3]}', "a communicator group of the groups file holding rank 0: 0"),
+        ('{"0": [0, 1, 2, 3], "1": [0, 9]}', "each group distinct ranks in 0..3"),
+        ("[0, 1]", "a JSON object"),
+        ("{", "a JSON object"),
+    ],
+)
+def test_chakra_communicator_group_errors(tmp_path, groups, expected):
+    prefix = tmp_path / "tp"
+    kernel = converter_kernel(1, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 8192)
+    kernel.attr[-1].string_val = "1"
+    write_converter_trace(prefix, 4, [kernel])
+    path = tmp_path / "groups.json"
+    path.write_text(groups)
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        read_chakra(prefix, comm_groups=path)

@@ -47,6 +47,8 @@ def load_trace(
     *,
     key: str = "trace",
     goal_collective_tag_base: int = SCHEDGEN_COLLECTIVE_TAG_BASE,
+    comm_groups: str | Path | None = None,
+    comm_groups_key: str = "comm_groups",
 ) -> Program:
     """Read the trace at `path`, choosing the reader by its name; `ranks`, if given, must match
     the trace's rank count. Errors name `key` (e.g. `traffic.jobs[0].trace`) and give the file
@@ -54,9 +56,18 @@ def load_trace(
 
     The program's `eager_limit` is the protocol the trace's producer assumed: every message
     eager for Chakra (ASTRA-sim completes a send without waiting for its receive), LogGOPSim's
-    default S for GOAL, None (the job's) for MPI traces and exanet's own format."""
+    default S for GOAL, None (the job's) for MPI traces and exanet's own format.
+
+    `comm_groups` (Chakra only, errors under `comm_groups_key`): ASTRA-sim's
+    communicator-group file, which places collectives on the groups their pg_name names."""
     path = Path(path)
     eager_limit = None
+    chakra = path.suffix == ".et" or (
+        path.suffix not in (".parquet", ".csv", ".goal", ".otf2")
+        and _is_file(Path(f"{path}.0.et"), key)
+    )
+    if comm_groups is not None and not chakra:
+        raise ConfigError(comm_groups_key, str(comm_groups), "only with a Chakra trace")
     if path.suffix in (".parquet", ".csv"):
         program = read_trace(path, key=key)
     elif path.suffix == ".goal":
@@ -64,8 +75,10 @@ def load_trace(
         eager_limit = LOGGOPSIM_EAGER_LIMIT_BYTES
     elif path.suffix == ".otf2":
         program = read_otf2(path, ranks, key=key)
-    elif path.suffix == ".et" or _is_file(Path(f"{path}.0.et"), key):
-        program = read_chakra(path, ranks, key=key)
+    elif chakra:
+        program = read_chakra(
+            path, ranks, key=key, comm_groups=comm_groups, comm_groups_key=comm_groups_key
+        )
         eager_limit = MAX_MESSAGE_BYTES
     else:
         raise ConfigError(key, str(path), FORMATS)

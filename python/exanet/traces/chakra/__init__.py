@@ -25,11 +25,14 @@ Mapping of nodes to operations:
   comm_size is the rank's input as well: REDUCE -> reduce and BROADCAST -> bcast of the buffer,
   GATHER -> gather of each rank's contribution, SCATTER -> scatter of the block each rank
   receives. Chakra has no root (no field, no attribute; neither ASTRA-sim nor the converter
-  writes one): rooted collectives use root 0. Collectives span every rank of the job: pg_name
-  (which ASTRA-sim looks up in a separate communicator-group file) is not read. The default
-  algorithm runs. A COMM_COLL_NODE without comm_type is the host-side call (Chakra's PyTorch
-  converter writes one for every c10d call, e.g. `c10d::broadcast_`, beside the device-side
-  kernel node that carries comm_type): no operation, as for METADATA_NODE;
+  writes one): rooted collectives use root 0 of their communicator. A collective spans every
+  rank of the job, as in ASTRA-sim without a communicator-group file; with one (`comm_groups`:
+  ASTRA-sim's --comm-group-configuration JSON, {"<group id>": [rank, ...], ...}), a collective
+  whose pg_name attribute names a group runs over that group's ranks, as ASTRA-sim's
+  Workload::extract_comm_group picks it. The default algorithm runs. A COMM_COLL_NODE
+  without comm_type is the host-side call (Chakra's PyTorch converter writes one for every c10d
+  call, e.g. `c10d::broadcast_`, beside the device-side kernel node that carries comm_type): no
+  operation, as for METADATA_NODE;
 - METADATA_NODE: no operation (its dependencies still order the others).
 
 data_deps and ctrl_deps both mean "after the completion of", and each rank's graph becomes a
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import re
 import zlib
 from collections.abc import Iterator
@@ -190,10 +194,22 @@ def chakra_files(prefix: str | Path, ranks: int | None = None, *, key: str = "tr
     return files
 
 
-def read_chakra(prefix: str | Path, ranks: int | None = None, *, key: str = "trace") -> Program:
-    """The program of the Chakra trace `<prefix>.<rank>.et` (one file per rank). Errors name
-    `key` (e.g. `traffic.jobs[0].trace`) and give the file and node in their value."""
+def read_chakra(
+    prefix: str | Path,
+    ranks: int | None = None,
+    *,
+    key: str = "trace",
+    comm_groups: str | Path | None = None,
+    comm_groups_key: str = "comm_groups",
+) -> Program:
+    """The program of the Chakra trace `<prefix>.<rank>.et` (one file per rank), its
+    collectives over the communicator groups of the ASTRA-sim file `comm_groups` named by their
+    pg_name (see the module doc). Errors name `key` (e.g. `traffic.jobs[0].trace`), or
+    `comm_groups_key` for the groups file, and give the file and node in their value."""
     files = chakra_files(prefix, ranks, key=key)
+    groups = (
+        {} if comm_groups is None else _comm_groups(Path(comm_groups), len(files), comm_groups_key)
+    )
     programs = []
     nodes_so_far = 0
     for path in files:
@@ -211,11 +227,47 @@ def read_chakra(prefix: str | Path, ranks: int | None = None, *, key: str = "tra
                 key, f"{path}: unreadable", f"a Chakra execution trace ({exc})"
             ) from None
         nodes_so_far += len(nodes)
-        programs.append(_rank_program(nodes, len(files), key, path))
+        rank = len(programs)
+        declared = [Op("comm", communicator=k) for k, members in groups.values() if rank in members]
+        programs.append(declared + _rank_program(nodes, len(files), key, path, groups, rank))
     return Program.from_ops(programs, len(files), key=key)
 
 
-def _rank_program(nodes: list[Node], ranks: int, key: str, path: Path) -> list[Op]:
+def _comm_groups(path: Path, ranks: int, key: str) -> dict[str, tuple[int, frozenset[int]]]:
+    """ASTRA-sim's communicator groups: group id (as pg_name writes it) -> (exanet
+    communicator, 1, 2, ... in file order; its ranks)."""
+    expected = (
+        'an ASTRA-sim communicator-group file: a JSON object {"<group id>": [rank, ...], ...}, '
+        f"each group distinct ranks in 0..{ranks - 1}"
+    )
+    try:
+        groups = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ConfigError(key, str(path), f"{expected} ({exc})") from None
+    if not isinstance(groups, dict):
+        raise ConfigError(key, str(path), expected)
+    result = {}
+    for k, (name, members) in enumerate(groups.items(), start=1):
+        valid = (
+            isinstance(members, list)
+            and members
+            and all(type(m) is int and 0 <= m < ranks for m in members)
+            and len(set(members)) == len(members)
+        )
+        if not valid or not name.strip().lstrip("-").isdigit():
+            raise ConfigError(key, f"{path}: group {name!r} = {members!r}", expected)
+        result[str(int(name))] = (k, frozenset(members))
+    return result
+
+
+def _rank_program(
+    nodes: list[Node],
+    ranks: int,
+    key: str,
+    path: Path,
+    groups: dict[str, tuple[int, frozenset[int]]],
+    rank: int,
+) -> list[Op]:
     index: dict[int, int] = {}
     for i, node in enumerate(nodes):
         if node.id in index:
@@ -231,7 +283,7 @@ def _rank_program(nodes: list[Node], ranks: int, key: str, path: Path) -> list[O
                     key, f"{path}: {_describe(node)} depends on {dep}", "ids of nodes of its file"
                 )
             deps.append(index[dep])
-        dag.append(DagNode(_describe(node), _op(node, ranks, key, path), deps))
+        dag.append(DagNode(_describe(node), _op(node, ranks, key, path, groups, rank), deps))
     return sequentialize(dag, key, str(path))
 
 
@@ -257,7 +309,14 @@ def _attr(
     return value
 
 
-def _op(node: Node, ranks: int, key: str, path: Path) -> Op | None:
+def _op(
+    node: Node,
+    ranks: int,
+    key: str,
+    path: Path,
+    groups: dict[str, tuple[int, frozenset[int]]],
+    rank: int,
+) -> Op | None:
     node_type = NODE_TYPES.get(node.type)
     where = str(path)
     attrs = _attributes(node)
@@ -290,7 +349,24 @@ def _op(node: Node, ranks: int, key: str, path: Path) -> Op | None:
             else _attr(node, attrs, "comm_size", where, key, 0, MAX_MESSAGE_BYTES)
         )
         root = 0 if op in _ROOTED else -1
-        return Op(op, peer=root, bytes=size // ranks if op == "alltoall" else size)
+        communicator, size_of_group = 0, ranks
+        if groups and "pg_name" in attrs:
+            name = str(attrs["pg_name"]).strip()
+            group = groups.get(str(int(name)) if name.lstrip("-").isdigit() else name)
+            if group is None or rank not in group[1]:
+                raise ConfigError(
+                    key,
+                    f"{where}: {_describe(node)}: pg_name = {attrs['pg_name']!r}",
+                    f"a communicator group of the groups file holding rank {rank}: "
+                    + ", ".join(g for g, (_, members) in groups.items() if rank in members),
+                )
+            communicator, size_of_group = group[0], len(group[1])
+        return Op(
+            op,
+            peer=root,
+            bytes=size // size_of_group if op == "alltoall" else size,
+            communicator=communicator,
+        )
     if node_type == "METADATA_NODE":
         return None
     supported = "METADATA_NODE, COMP_NODE, COMM_SEND_NODE, COMM_RECV_NODE or COMM_COLL_NODE"
