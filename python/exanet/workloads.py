@@ -123,6 +123,11 @@ class _PatternTraffic(_Section):
     hotspot_fraction: Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
         0.1, description="share of messages sent to the hotspot endpoints, in [0, 1]"
     )
+    fixed_points: Literal["send", "silent"] = Field(
+        "send",
+        description="the fixed points of a permutation pattern (transpose's diagonal, shuffle's "
+        "0 and N-1): send to themselves through their router, or stay silent as in Izu et al.",
+    )
     matrix: StrictStr | list[list[StrictFloat | StrictInt]] | None = Field(
         None,
         description="the traffic matrix of pattern matrix: "
@@ -165,6 +170,7 @@ class _PatternTraffic(_Section):
             "hotspot_endpoints": list(self.hotspot_endpoints),
             "hotspot_fraction": self.hotspot_fraction,
             "matrix": self._matrix,
+            "fixed_points": self.fixed_points,
         }
 
 

@@ -282,6 +282,18 @@ pub enum Pattern {
     Matrix,
 }
 
+/// What the fixed points of a permutation pattern (transpose's diagonal, shuffle's 0 and
+/// N - 1) do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixedPoints {
+    /// Send to themselves, through their router.
+    #[default]
+    Send,
+    /// Stay silent, as in Izu et al. (002).
+    Silent,
+}
+
 /// Message sizes of synthetic and burst traffic: one size, or a mix drawn per message.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
@@ -345,6 +357,8 @@ pub enum TrafficConfig {
         hotspot_fraction: f64,
         #[serde(default)]
         matrix: Option<TrafficMatrix>,
+        #[serde(default)]
+        fixed_points: FixedPoints,
     },
     /// Burst-synchronized sources (002): every endpoint sends `packets_per_burst` packets as
     /// fast as the network accepts them; a burst ends when all have arrived, and the next
@@ -363,6 +377,8 @@ pub enum TrafficConfig {
         hotspot_fraction: f64,
         #[serde(default)]
         matrix: Option<TrafficMatrix>,
+        #[serde(default)]
+        fixed_points: FixedPoints,
     },
     /// Message-passing jobs sharing the machine.
     Jobs(JobsConfig),

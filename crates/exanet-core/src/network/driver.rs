@@ -244,7 +244,10 @@ impl Network {
                 && run.drain == Drain::Measured,
             lookahead,
             burst_packets: self.burst.as_ref().map_or(0, |b| {
-                u64::from(b.packets_per_burst) * u64::from(self.topology.num_endpoints())
+                let sending = (0..self.topology.num_endpoints())
+                    .filter(|&e| !self.synthetic.as_ref().is_some_and(|s| s.silent(e)))
+                    .count();
+                u64::from(b.packets_per_burst) * sending as u64
             }),
             restart_delay: self.burst.as_ref().map_or(0, |b| b.restart_delay_ps),
             interval_s,

@@ -78,14 +78,14 @@ impl Network {
         }
         let budget = self.burst.as_ref().map(|b| b.packets_per_burst);
         for e in 0..self.topology.num_endpoints() {
-            if !self.owns_nic(e) {
+            let source = self.synthetic.as_ref().expect("a workload");
+            if !self.owns_nic(e) || source.silent(e) {
                 continue;
             }
             let ei = e as usize;
             if let Some(budget) = budget {
                 self.nic_limits[ei].budget = budget;
             }
-            let source = self.synthetic.as_ref().expect("a workload");
             let first = source.next_gap(e, &mut self.nics[ei].rng, true);
             if first < self.generation_end {
                 self.nics[ei].next_gen = first;
@@ -463,7 +463,8 @@ impl Network {
         burst.delivered = 0;
         let budget = burst.packets_per_burst;
         for e in 0..self.topology.num_endpoints() {
-            if !self.owns_nic(e) {
+            let silent = self.synthetic.as_ref().is_some_and(|s| s.silent(e));
+            if !self.owns_nic(e) || silent {
                 continue;
             }
             self.nic_limits[e as usize].budget = budget;

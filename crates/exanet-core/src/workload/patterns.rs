@@ -172,7 +172,6 @@ impl DestinationPattern {
     /// The destination of the next message of endpoint `src`.
     pub fn destination(&self, src: u32, topology: &dyn Topology, rng: &mut EntityRng) -> u32 {
         let n = topology.num_endpoints();
-        let mask = |bits: u32| ((1u64 << bits) - 1) as u32;
         let uniform = |rng: &mut EntityRng| {
             let d = rng.random_range(0..n - 1);
             if d >= src {
@@ -183,6 +182,47 @@ impl DestinationPattern {
         };
         match self {
             DestinationPattern::Uniform => uniform(rng),
+            DestinationPattern::Neighbor { endpoints } => {
+                let (router, _) = topology.endpoint_attachment(src);
+                let hosts = |p: u16| match topology.peer(router, p) {
+                    Peer::Router { router: r, .. } if endpoints[r as usize].1 > 0 => Some(r),
+                    _ => None,
+                };
+                let ports = 0..topology.ports_per_router();
+                let count = ports.clone().filter_map(hosts).count();
+                let pick = rng.random_range(0..count);
+                let next = ports.filter_map(hosts).nth(pick).unwrap_or(router);
+                let (first, here) = endpoints[next as usize];
+                first + (src - endpoints[router as usize].0) % here
+            }
+            DestinationPattern::GroupShift {
+                members,
+                starts,
+                group_of,
+            } => {
+                let next = (group_of[src as usize] as usize + 1) % (starts.len() - 1);
+                let (lo, hi) = (starts[next] as usize, starts[next + 1] as usize);
+                members[rng.random_range(lo..hi)]
+            }
+            DestinationPattern::Matrix(rows) => rows.destination(src, rng),
+            DestinationPattern::Hotspot { hot, fraction } => {
+                if rng.random_bool(*fraction) {
+                    hot[rng.random_range(0..hot.len())]
+                } else {
+                    uniform(rng)
+                }
+            }
+            permutation => permutation
+                .permuted(src)
+                .expect("the other patterns are permutations"),
+        }
+    }
+
+    /// The destination of `src` under a fixed permutation (transpose, shuffle, bit reverse,
+    /// bit complement, tornado, random permutation); None for patterns that draw.
+    pub fn permuted(&self, src: u32) -> Option<u32> {
+        let mask = |bits: u32| ((1u64 << bits) - 1) as u32;
+        Some(match self {
             DestinationPattern::Transpose { bits } => {
                 let half = bits / 2;
                 if half == 0 {
@@ -216,38 +256,15 @@ impl DestinationPattern {
                     .map(|(d, &k)| (torus.coord(router, d) + k.div_ceil(2) - 1) % k);
                 torus.router_at(shifted) * c + src % c
             }
-            DestinationPattern::Neighbor { endpoints } => {
-                let (router, _) = topology.endpoint_attachment(src);
-                let hosts = |p: u16| match topology.peer(router, p) {
-                    Peer::Router { router: r, .. } if endpoints[r as usize].1 > 0 => Some(r),
-                    _ => None,
-                };
-                let ports = 0..topology.ports_per_router();
-                let count = ports.clone().filter_map(hosts).count();
-                let pick = rng.random_range(0..count);
-                let next = ports.filter_map(hosts).nth(pick).unwrap_or(router);
-                let (first, here) = endpoints[next as usize];
-                first + (src - endpoints[router as usize].0) % here
-            }
             DestinationPattern::Permutation { destinations } => destinations[src as usize],
-            DestinationPattern::GroupShift {
-                members,
-                starts,
-                group_of,
-            } => {
-                let next = (group_of[src as usize] as usize + 1) % (starts.len() - 1);
-                let (lo, hi) = (starts[next] as usize, starts[next + 1] as usize);
-                members[rng.random_range(lo..hi)]
-            }
-            DestinationPattern::Matrix(rows) => rows.destination(src, rng),
-            DestinationPattern::Hotspot { hot, fraction } => {
-                if rng.random_bool(*fraction) {
-                    hot[rng.random_range(0..hot.len())]
-                } else {
-                    uniform(rng)
-                }
-            }
-        }
+            _ => return None,
+        })
+    }
+
+    /// Whether `src` is a fixed point of a permutation pattern (transpose's diagonal,
+    /// shuffle's 0 and N - 1): the endpoint sends to itself.
+    pub fn fixed_point(&self, src: u32) -> bool {
+        self.permuted(src) == Some(src)
     }
 }
 

@@ -6,7 +6,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, Exp, Geometric};
 
 use super::DestinationPattern;
-use crate::config::{NicConfig, Process, TrafficConfig};
+use crate::config::{FixedPoints, NicConfig, Process, TrafficConfig};
 use crate::engine::{EntityRng, Time};
 use crate::error::ConfigError;
 use crate::topology::Topology;
@@ -45,6 +45,8 @@ pub struct Synthetic {
     size_cumulative: Vec<f64>,
     /// Wire sizes (payload + header) of the packets the messages are cut into.
     packet_wire_bytes: Vec<u32>,
+    /// The fixed points of a permutation pattern send nothing (002's sources).
+    silent_fixed_points: bool,
 }
 
 impl Synthetic {
@@ -55,31 +57,35 @@ impl Synthetic {
         topology: &dyn Topology,
         seed: u64,
     ) -> Result<Option<Self>, ConfigError> {
-        let (pattern, packet_bytes, hotspot_endpoints, hotspot_fraction, matrix) = match traffic {
-            TrafficConfig::Synthetic {
-                pattern,
-                packet_bytes,
-                hotspot_endpoints,
-                hotspot_fraction,
-                matrix,
-                ..
-            }
-            | TrafficConfig::Burst {
-                pattern,
-                packet_bytes,
-                hotspot_endpoints,
-                hotspot_fraction,
-                matrix,
-                ..
-            } => (
-                pattern,
-                packet_bytes,
-                hotspot_endpoints,
-                hotspot_fraction,
-                matrix,
-            ),
-            TrafficConfig::Jobs(_) => return Ok(None),
-        };
+        let (pattern, packet_bytes, hotspot_endpoints, hotspot_fraction, matrix, fixed_points) =
+            match traffic {
+                TrafficConfig::Synthetic {
+                    pattern,
+                    packet_bytes,
+                    hotspot_endpoints,
+                    hotspot_fraction,
+                    matrix,
+                    fixed_points,
+                    ..
+                }
+                | TrafficConfig::Burst {
+                    pattern,
+                    packet_bytes,
+                    hotspot_endpoints,
+                    hotspot_fraction,
+                    matrix,
+                    fixed_points,
+                    ..
+                } => (
+                    pattern,
+                    packet_bytes,
+                    hotspot_endpoints,
+                    hotspot_fraction,
+                    matrix,
+                    fixed_points,
+                ),
+                TrafficConfig::Jobs(_) => return Ok(None),
+            };
         let pattern = DestinationPattern::build(
             *pattern,
             topology,
@@ -131,6 +137,15 @@ impl Synthetic {
                         ));
                     }
                 }
+                let n = topology.num_endpoints();
+                if *fixed_points == FixedPoints::Silent && (0..n).all(|e| pattern.fixed_point(e)) {
+                    return Err(ConfigError::new(
+                        "traffic.fixed_points",
+                        "\"silent\"",
+                        "an endpoint that sends: every endpoint is a fixed point of the pattern \
+                         here, so no burst would ever end; use fixed_points = \"send\"",
+                    ));
+                }
                 Generation::Burst {
                     packets_per_burst: *packets_per_burst,
                     bursts: *bursts,
@@ -145,7 +160,14 @@ impl Synthetic {
             sizes: shares.iter().map(|s| s.bytes).collect(),
             size_cumulative,
             packet_wire_bytes,
+            silent_fixed_points: *fixed_points == FixedPoints::Silent,
         }))
+    }
+
+    /// Whether endpoint `e` sends nothing: a fixed point of a permutation pattern, with
+    /// `fixed_points = "silent"`.
+    pub fn silent(&self, e: u32) -> bool {
+        self.silent_fixed_points && self.pattern.fixed_point(e)
     }
 
     /// Time from the start of one message's slot (or from time 0) to endpoint `e`'s next
