@@ -193,7 +193,10 @@ fn group_adversarial_traffic_needs_nonminimal_routing_on_a_dragonfly() {
     assert!(par >= ugal, "par {par} vs ugal_l {ugal}");
     // UGAL-G sees the queue at the far end of the minimal route, which local schemes see
     // only once it has backed up to the source.
-    assert!(ugal_g > par, "ugal_g {ugal_g} vs par {par} ugal_l {ugal} valiant {valiant} minimal {minimal}");
+    assert!(
+        ugal_g > par,
+        "ugal_g {ugal_g} vs par {par} ugal_l {ugal} valiant {valiant} minimal {minimal}"
+    );
 }
 
 #[test]
