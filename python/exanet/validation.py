@@ -522,40 +522,58 @@ def _channel_load_fat_tree(pattern: str) -> list[Check]:
 
 
 def dragonfly_cut(topology: dict[str, Any], pattern: str) -> RouteStats:
-    """A dragonfly's cut between each pair of groups: minimal routes cross one global link, so
-    the busiest global link from group i to group j carries at least the traffic from i to j
-    over the links between them (counted in the wiring). Hops: the mean of local + global +
-    local over the routes is not computed (NaN); the check uses the bound only."""
+    """An all-to-all dragonfly with one global link per pair of groups (g = a h + 1), uniform or
+    group_shift traffic. Minimal routes are then unique: a local hop to the router holding the
+    global link to the destination group (unless the source holds it), the global link, a local
+    hop to the destination router (unless the link lands on it); within a group one local hop.
+    Channel load: the cut of each pair of groups, whose one global link carries all the traffic
+    between them (the local links are not counted, so this bounds the busiest channel from
+    below). The wiring (which router holds which global link) is read from
+    `exanet.topology(...).to_networkx()`."""
     import exanet
 
     graph = exanet.topology(**topology).to_networkx()
     group = {r: graph.nodes[r]["group"] for r in graph.nodes}
     groups = max(group.values()) + 1
-    links = np.zeros((groups, groups))
+    gateway: dict[tuple[int, int], tuple[int, int]] = {}
     for u, v, data in graph.edges(data=True):
         if data["link_class"] == "global":
-            links[group[u], group[v]] += 1
-            links[group[v], group[u]] += 1
-    per_group = topology["p"] * topology["a"]
-    n = per_group * groups
-    if pattern == "uniform":
-        traffic = np.full((groups, groups), per_group * per_group / (n - 1))
-    elif pattern == "group_shift":
-        traffic = np.zeros((groups, groups))
-        for i in range(groups):
-            traffic[i, (i + 1) % groups] = per_group
-    else:
+            for a, b in ((u, v), (v, u)):
+                if (group[a], group[b]) in gateway:
+                    raise ValueError("the dragonfly reference needs one global link per group pair")
+                gateway[group[a], group[b]] = (a, b)
+    p = topology["p"]
+    n = p * len(group)
+    weights = np.zeros((len(group), len(group)))  # router to router, per source endpoint
+    for r in group:
+        for d in group:
+            if pattern == "uniform":
+                weights[r, d] = (p if r != d else p - 1) / (n - 1)
+            elif pattern == "group_shift" and group[d] == (group[r] + 1) % groups:
+                weights[r, d] = 1.0 / topology["a"]
+    if pattern not in ("uniform", "group_shift"):
         raise ValueError(f"pattern {pattern!r} has no dragonfly reference here")
-    np.fill_diagonal(traffic, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        load = np.where(traffic > 0, traffic / links, 0.0)
-    return RouteStats(math.nan, math.nan, float(load.max()))
+    hops = np.zeros_like(weights)
+    group_traffic = np.zeros((groups, groups))
+    for r, d in zip(*np.nonzero(weights), strict=True):
+        if r == d:
+            continue
+        if group[r] == group[d]:
+            hops[r, d] = 1
+            continue
+        out, into = gateway[group[r], group[d]]
+        hops[r, d] = (r != out) + 1 + (into != d)
+        group_traffic[group[r], group[d]] += p * weights[r, d]
+    total = weights.sum()
+    mean = float((weights * hops).sum() / total)
+    var = float((weights * hops**2).sum() / total) - mean**2
+    return RouteStats(mean, var, float(group_traffic.max()))
 
 
 def _channel_load_dragonfly(pattern: str) -> list[Check]:
     topology = {"kind": "dragonfly", "p": 4, "a": 4, "h": 2}
     stats = dragonfly_cut(topology, pattern)
-    return [_above_bound(_saturation_config(topology, "minimal", pattern, 2), stats)]
+    return _saturation_checks(_saturation_config(topology, "minimal", pattern, 2), stats)
 
 
 _GRID_LOAD_REFERENCE = "exact channel loads of the dimension-order routes, computed here"

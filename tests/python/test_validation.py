@@ -61,6 +61,11 @@ def test_closed_forms_match_hand_computed_values():
     # Fat-tree radix 8, taper 3:1: a leaf's 6 endpoints share 2 up-links; under group_shift all
     # their traffic leaves the leaf.
     assert validation.fat_tree_cut(8, 8, (3, 1), "group_shift").max_channel_load == 3
+    # Dragonfly p=4, a=4, h=2 (g=9, one global link per group pair) under group_shift: a group's
+    # 16 endpoints share the one link to the next group; 3 of 4 sources and 3 of 4 destinations
+    # are not on the link's routers, so 0.75 + 1 + 0.75 hops.
+    shift = validation.dragonfly_cut({"kind": "dragonfly", "p": 4, "a": 4, "h": 2}, "group_shift")
+    assert (shift.hops_mean, shift.max_channel_load) == (pytest.approx(2.5), pytest.approx(16))
 
 
 def test_a_wrong_reference_fails(monkeypatch):
