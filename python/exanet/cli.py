@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 import exanet
-from exanet import api, cli_data, cli_import, cli_validate, distributed
+from exanet import api, cli_data, cli_import, cli_project, cli_validate, distributed
 from exanet.bug_report import write_bug_report
 from exanet.cli_topo import app as topo_app
 from exanet.config import Config, load
@@ -388,6 +388,7 @@ import_app.command("booksim")(reporting_errors(cli_import.booksim))
 app.command("sweep")(reporting_errors(sweep_command.sweep))
 app.command("saturation")(reporting_errors(sweep_command.saturation))
 app.command("compare")(reporting_errors(cli_data.compare))
+app.command("project")(reporting_errors(cli_project.project))
 app.command("schema")(reporting_errors(cli_data.schema))
 app.command("validate-model")(reporting_errors(cli_validate.validate_model))
 

@@ -17,13 +17,16 @@ from exanet.analysis.curves import (
     throughput_table,
 )
 from exanet.analysis.projection import (
+    TIMELINE_METHODS,
     LogLogFit,
+    TimelineProjection,
     capped_timeline,
     execution_time_ns,
     injection_time_ns,
     loglog_fit,
     project_network_traffic,
     project_program_time,
+    project_timeline,
 )
 from exanet.analysis.traffic import (
     aggregate_matrix,
@@ -42,7 +45,9 @@ from exanet.analysis.traffic import (
 )
 
 __all__ = [
+    "TIMELINE_METHODS",
     "LogLogFit",
+    "TimelineProjection",
     "aggregate_matrix",
     "average_injection",
     "binned_injection",
@@ -63,6 +68,7 @@ __all__ = [
     "performance_per_cost",
     "project_network_traffic",
     "project_program_time",
+    "project_timeline",
     "saturation_point",
     "saturation_rule",
     "scaling_efficiency",
