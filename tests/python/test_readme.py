@@ -188,11 +188,13 @@ def test_the_readme_runs_as_written(tmp_path):
 #: Every example with a main, and the line its output must contain.
 EXAMPLE_TITLES = {
     "bursts_ipr": "8x8 torus, DOR: 2 bursts of 50 packets",
+    "collective_auto": "allreduce over 16 ranks on a 4x4 torus",
     "jobs_mix": "2 jobs of 32 ranks on a 72-endpoint dragonfly, mean over 1 seeds",
     "li_2019_scale": "001's systems",
     "littles_law_torus": "Little's law on tori",
     "routing_dragonfly": "dragonfly p=2 a=4 h=2 g=9",
     "routing_torus": "8x8 torus, 4 KiB VC buffers",
+    "timeline_projection": "16,384 nodes under an injection cap per node",
     "updown_injection": "eligibility delay (no cap)",
 }
 #: Modules the examples import, with no main of their own.
