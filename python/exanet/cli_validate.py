@@ -98,7 +98,7 @@ def _add_rows(table: Table, outcome: Outcome) -> None:
             error, tolerance = _number(check.error), f"± {_number(check.tolerance)}"
         else:
             error = f"{check.error:+.2%}"
-            sign = "<= +" if check.mode == "at_most" else "± "
+            sign = {"at_most": "<= +", "at_least": ">= -"}.get(check.mode, "± ")
             tolerance = f"{sign}{check.tolerance:.2%}"
         table.add_row(
             name if i == 0 else "",

@@ -11,7 +11,7 @@ from exanet import validation
 from exanet.cli import app
 
 
-def test_the_short_set_passes_and_stays_short():
+def test_the_short_set_passes():
     outcomes = validation.run_cases()
     failed = {
         o.case.name: o.error or [c for c in o.checks if not c.passed]
@@ -25,8 +25,6 @@ def test_the_short_set_passes_and_stays_short():
         "002 Tables 1 and 2"
     }
     assert {"md1_load_0.1", "md1_load_0.9", "su_algorithm1_worked"} <= names
-    # 60 s on a 2-core machine is the budget; runs here take about 15 s.
-    assert sum(o.seconds for o in outcomes) < 60
 
 
 def test_checks_compare_as_their_mode_says():
@@ -35,6 +33,8 @@ def test_checks_compare_as_their_mode_says():
     assert not validation.Check("x", 100.0, 96.0, 0.03).passed
     assert validation.Check("x", 0.5, 0.2, 0.01, "at_most").passed
     assert not validation.Check("x", 0.5, 0.51, 0.01, "at_most").passed
+    assert validation.Check("x", 0.15, 0.2, 0.05, "at_least").passed
+    assert not validation.Check("x", 0.15, 0.14, 0.05, "at_least").passed
     assert validation.Check("x", 12000, 12000, 0, "absolute").passed
     assert not validation.Check("x", 12012, 12000, 0, "absolute").passed
     assert not validation.Check("x", 1.0, math.nan, 0.5).passed
