@@ -84,9 +84,10 @@ class DorRouting(_Section):
 class MinimalRouting(_Section):
     """Table-driven minimal routing on any topology: every hop takes a port on a shortest path
     (adaptive: the one with most credits; random: one by the packet's random bits, afresh at
-    every hop; destination: one by the destination, D-mod-k on a fat-tree); on flat
-    topologies hop i travels on VC i (router.vcs >= the diameter), on dragonflies and Fishnets
-    a VC block per global link taken (docs/routing.md). On a torus or mesh,
+    every hop; destination: one by the destination, D-mod-k on a fat-tree); on a fat-tree, whose
+    routes climb then descend, every hop may take every VC (router.vcs >= 1), on dragonflies and
+    Fishnets a VC block per global link taken, on other graphs hop i travels on VC i
+    (router.vcs >= the diameter; docs/routing.md). On a torus or mesh,
     escape = dor or bubble instead keeps adaptive VCs plus an escape sub-network
     (docs/routing.md)."""
 
@@ -98,7 +99,8 @@ class MinimalRouting(_Section):
     )
     escape: Literal["none", "dor", "bubble"] = Field(
         "none",
-        description="deadlock avoidance: none (VC i carries hop i, any topology), dor "
+        description="deadlock avoidance: none (VC classes by the shape of the routes, any "
+        "topology), dor "
         "(torus/mesh: Duato's escape sub-network of dimension-order routing on VCs 0-1), "
         "bubble (torus: one escape VC under bubble flow control)",
     )

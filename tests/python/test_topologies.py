@@ -441,18 +441,33 @@ def test_unknown_routing_kind():
     assert '"minimal"' in caught.value.expected
 
 
-def test_minimal_routing_needs_a_vc_per_hop_or_per_global_link():
+def test_the_vcs_a_routing_needs_follow_the_shape_of_its_routes():
+    # A fat-tree's minimal routes climb, then descend: one VC, whatever its diameter of 4.
     tree = Config.from_dict(
         {
             "topology": {"kind": "fat_tree", "levels": 3, "radix": 4},
+            "router": {"vcs": 1},
+            "traffic": {"load": 0.1},
+        }
+    )
+    assert exanet.validate(tree)["diameter_hops"] == 4
+    # Valiant climbs again after its intermediate: a VC per leg.
+    with pytest.raises(ConfigError) as caught:
+        exanet.validate(load(tree, ["routing.kind=valiant"]))
+    assert (caught.value.key, caught.value.value) == ("router.vcs", "1")
+    assert "at least 2 VCs" in caught.value.expected
+    # On a mesh minimal routing puts hop i on VC i: as many VCs as the diameter.
+    mesh = Config.from_dict(
+        {
+            "topology": {"kind": "mesh", "dims": [4, 4]},
+            "routing": {"kind": "minimal"},
             "traffic": {"load": 0.1},
         }
     )
     with pytest.raises(ConfigError) as caught:
-        exanet.validate(tree)
+        exanet.validate(mesh)
     assert (caught.value.key, caught.value.value) == ("router.vcs", "2")
-    assert "at least 4 VCs" in caught.value.expected
-    assert exanet.validate(load(tree, ["router.vcs=4"]))["diameter_hops"] == 4
+    assert "at least 6 VCs" in caught.value.expected
     # A dragonfly's minimal route takes one global link: two VC classes, whatever its
     # diameter of 3.
     dragonfly = Config.from_dict(

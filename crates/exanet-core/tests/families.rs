@@ -325,7 +325,9 @@ fn every_scheme_on_every_family_survives_full_load_and_conserves_packets() {
 
 #[test]
 fn fat_tree_adaptive_beats_d_mod_k_which_reaches_80_percent_and_beats_random_up_ports() {
-    // A full-bisection 3-level tree of radix 8 (128 endpoints) at full offered load.
+    // A full-bisection 3-level tree of radix 8 (128 endpoints) at full offered load, 2 VCs of
+    // 2 KiB, both usable on every hop (with 4 VCs of 8 KiB D-mod-k and adaptive both accept
+    // 0.938, and nothing tells them apart).
     let accepted = |selection: &str| {
         let out = run_ok(&with(&[
             (
@@ -336,8 +338,8 @@ fn fat_tree_adaptive_beats_d_mod_k_which_reaches_80_percent_and_beats_random_up_
                 "routing",
                 json!({"kind": "minimal", "selection": selection}),
             ),
-            ("router.vcs", json!(4)),
-            ("router.vc_buffer_bytes", json!(8192)),
+            ("router.vcs", json!(2)),
+            ("router.vc_buffer_bytes", json!(2048)),
             ("traffic.load", json!(1.0)),
             ("run.warmup_ps", json!(5_000_000)),
             ("run.measure_ps", json!(20_000_000)),
@@ -345,6 +347,7 @@ fn fat_tree_adaptive_beats_d_mod_k_which_reaches_80_percent_and_beats_random_up_
         ]));
         out.summary.f64("accepted_load")
     };
+    // D-mod-k 0.827, random 0.736, adaptive 0.869.
     let dmodk = accepted("destination");
     let random = accepted("random");
     // Adaptive starts from the D-mod-k port and leaves it for one with half a buffer more

@@ -76,7 +76,7 @@ pub fn families() -> Vec<(&'static str, Value, u32)> {
         (
             "fat_tree",
             json!({"kind": "fat_tree", "levels": 3, "radix": 8, "pods": 4, "taper": [1, 1]}),
-            4,
+            1,
         ),
         (
             "dragonfly",

@@ -34,6 +34,16 @@ pub trait Distances: Send + Sync {
     /// The largest `hops` between two routers with endpoints.
     fn diameter(&self) -> u8;
 
+    /// The level of `router` where every minimal route between routers with endpoints climbs
+    /// to the lowest level whose routers reach both ends, then descends (up*/down* on a tree:
+    /// links join adjacent levels, endpoints hang at level 0); None on other shapes. Such a
+    /// route takes up-links of rising level, then down-links of falling level, an order no
+    /// route reverses, so the minimal hops toward one target close no cycle of channel
+    /// dependencies: one VC class per minimal leg of a route suffices.
+    fn level(&self, _router: u32) -> Option<u8> {
+        None
+    }
+
     /// Bytes held, for the record of routing state per endpoint.
     fn bytes(&self) -> u64;
 }

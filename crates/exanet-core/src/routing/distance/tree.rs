@@ -78,6 +78,12 @@ impl Distances for TreeDistances {
     fn bytes(&self) -> u64 {
         (self.level.len() * 13) as u64
     }
+
+    /// A minimal route between leaves climbs to their lowest common ancestor and descends:
+    /// a route through a lower router on the way (down, then up) would be two hops longer.
+    fn level(&self, router: u32) -> Option<u8> {
+        Some(self.level[router as usize])
+    }
 }
 
 #[cfg(test)]

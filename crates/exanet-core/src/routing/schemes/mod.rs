@@ -9,15 +9,20 @@
 //! shortest paths, and Valiant's intermediate is a router with endpoints.
 //!
 //! Deadlock freedom comes from VC classes whose index never decreases along a route and rises
-//! on every hop that could close a cycle:
-//! - flat topologies: class i carries hop i (as many classes as the longest route);
+//! on every hop that could close a cycle; how many a route needs follows from the topology's
+//! structure (its distances), never from its family's name:
+//! - up*/down* shapes (fat-trees: every minimal route climbs, then descends): class i carries
+//!   leg i (1 class for minimal, 2 for Valiant and UGAL), since the hops of one minimal leg
+//!   close no cycle;
 //! - hierarchical ones: a block of classes per phase (global links taken so far), and inside a
 //!   block one class per local hop in the current group; a global link keeps the class of the
 //!   last local hop and the next hop starts the next block (2 blocks for minimal, 3 for
 //!   Valiant, UGAL-L and the Fishnet scheme, one extra class for PAR's source group: 2, 3 and
-//!   4 VCs on an all-to-all dragonfly).
+//!   4 VCs on an all-to-all dragonfly);
+//! - any other graph: class i carries hop i (as many classes as the longest route).
 //!
-//! Spare VCs are shared out among the classes, so every VC is used.
+//! Spare VCs are shared out among the classes, so every VC is used (all of them with one
+//! class).
 
 mod dimension_order;
 mod fishnet;
@@ -146,6 +151,9 @@ pub trait Scheme: Send + Sync + 'static {
 pub enum ClassPlan {
     /// Class i carries hop i.
     Hops,
+    /// Class i carries leg i (minimal to the intermediate, then to the destination): on
+    /// up*/down* shapes, where the minimal hops toward one target close no cycle.
+    Legs,
     /// Per phase p (global links taken), classes `start[p] .. start[p] + len[p]`, one per local
     /// hop in the current group.
     Phases { start: Vec<u8>, len: Vec<u8> },
@@ -219,8 +227,9 @@ impl Paths {
     }
 
     /// The usual plan: on topologies with groups, `phases` blocks of one class per local hop
-    /// (one more in the source group's block with `source_group_extra`); elsewhere class i
-    /// carries hop i, over `legs` minimal legs of at most the diameter each.
+    /// (one more in the source group's block with `source_group_extra`); on up*/down* shapes
+    /// a class per each of `legs` minimal legs; elsewhere class i carries hop i, over `legs`
+    /// minimal legs of at most the diameter each.
     pub fn standard_plan(
         &self,
         phases: usize,
@@ -245,11 +254,18 @@ impl Paths {
                 let total: u32 = len.iter().map(|&l| u32::from(l)).sum();
                 (ClassPlan::Phases { start, len }, total)
             }
+            None if self.up_down() => (ClassPlan::Legs, legs),
             None => (
                 ClassPlan::Hops,
                 legs * u32::from(self.distances.distances().diameter()),
             ),
         }
+    }
+
+    /// Whether every minimal route climbs, then descends (a tree's levels, see
+    /// [`Distances::level`]).
+    fn up_down(&self) -> bool {
+        self.distances.distances().level(0).is_some()
     }
 
     /// The largest hop distance between routers with endpoints.
@@ -300,6 +316,11 @@ impl Paths {
                 ClassPlan::Hops => format!(
                     "VC i carries hop i, which keeps the channel-dependency graph acyclic, and \
                      the longest path has {classes} hops"
+                ),
+                ClassPlan::Legs => format!(
+                    "a VC per leg of a route ({classes}: to the intermediate, then to the \
+                     destination) keeps the channel-dependency graph acyclic, since every \
+                     minimal route climbs, then descends"
                 ),
                 ClassPlan::Phases { .. } => format!(
                     "a block of VCs per global link taken ({} blocks), one VC per local hop \
@@ -477,7 +498,9 @@ pub enum Target {
 }
 
 /// Where a packet stands in its VC classes: the global links it has taken (phase) and the
-/// local hops it has taken in its current group, or the hops so far (flat plans).
+/// local hops it has taken in its current group; or its leg (phase) and its router's level,
+/// the hops a leg from a leaf has climbed (up*/down* shapes); or the hops so far (other flat
+/// plans).
 #[derive(Clone, Copy)]
 pub struct Position {
     pub phase: usize,
@@ -519,6 +542,11 @@ impl Paths {
                 phase: 0,
                 taken: class + 1,
             },
+            // The leg, and the router's level: the hops a leg from a leaf has climbed.
+            ClassPlan::Legs => Position {
+                phase: class,
+                taken: usize::from(self.distances.distances().level(q.router).unwrap_or(0)),
+            },
             // The dimension the packet travels in, and its hops there so far.
             ClassPlan::DimensionHops => Position {
                 phase: usize::from(self.port_class(q.router, q.in_port).unwrap_or(u16::MAX)),
@@ -547,10 +575,23 @@ impl Paths {
         }
     }
 
+    /// Where a packet at `at` stands once it reaches its intermediate: plans by leg start the
+    /// next leg; the others count on.
+    fn next_leg(&self, at: Position) -> Position {
+        match self.plan {
+            ClassPlan::Legs => Position {
+                phase: at.phase + 1,
+                ..at
+            },
+            _ => at,
+        }
+    }
+
     /// The VCs of the hop from `router` through `port` to `next` for a packet at `at`.
     pub fn hop_vcs(&self, at: Position, router: u32, port: u16, next: u32) -> u32 {
         let class = match &self.plan {
             ClassPlan::Hops => at.taken,
+            ClassPlan::Legs => at.phase,
             ClassPlan::DimensionHops => {
                 let same = self.port_class(router, port).map(usize::from) == Some(at.phase);
                 if same {
@@ -768,7 +809,7 @@ impl<S: Scheme> RoutingFunction for SchemeRouting<S> {
 
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         let paths = &self.paths;
-        let at = paths.position(q);
+        let mut at = paths.position(q);
         let mut state = q.state;
         if self.scheme.decide(paths, at, q, &mut state, out) {
             return;
@@ -778,6 +819,7 @@ impl<S: Scheme> RoutingFunction for SchemeRouting<S> {
                 phase: FINAL,
                 via: NO_VIA,
             };
+            at = paths.next_leg(at);
         }
         let target = match (paths.hierarchy(), state.via) {
             (_, NO_VIA) => Target::Router(q.dst_router),
