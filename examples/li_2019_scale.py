@@ -14,10 +14,12 @@ two workloads:
   32 B header) and the default 2 KiB VC buffers hold them. Its figure of merit is the job
   time, `jobs_completion_ns_max`.
 
-Each network runs with the fewest VCs its scheme accepts (the core refuses fewer, naming
-router.vcs), on one thread. The 4-level fat-tree runs minimal routing only: UGAL-L needs more VCs
-than 8. Every run happens in a fresh process, so its peak RSS (the MB column: the whole process,
-Python and the built network included) is its own; wall s is the simulation alone.
+Each network runs with the fewest VCs its scheme accepts, at least 2 (the core refuses fewer,
+naming router.vcs), on one thread. The 4-level fat-tree runs minimal routing only, as when the
+recorded table was made: UGAL-L then needed more VCs than 8 there (a VC per hop); it now needs 2
+(a VC class per leg, docs/routing.md). Every run happens in a fresh process, so its peak RSS
+(the MB column: the whole process, Python and the built network included) is its own; wall s is
+the simulation alone.
 BENCHMARKS.md and docs/routing.md record the figures: on a shared 2-core machine a uniform run
 of a 100k-endpoint system took 34 s to 3 minutes and 250-730 MB, an AllReduce 12-32 s and
 250-300 MB, so the whole table takes about 45 minutes. A line is printed as each run finishes.
