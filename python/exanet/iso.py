@@ -23,9 +23,12 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from exanet.cost import CostModel, network_cost
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CONSTRAINTS: dict[str, tuple[str, ...]] = {
     "N": ("nodes",),
@@ -727,3 +730,31 @@ def iso_designs(
         for _, topology, structure in heapq.nsmallest(top, ranked, key=lambda item: item[0]):
             designs.append(_design(constraint, topology, structure, cost_model))
     return designs
+
+
+def designs_frame(designs: Sequence[Design]) -> pd.DataFrame:
+    """`designs` as a DataFrame, one row each: design (a name "CONSTRAINT/FAMILY/n", n
+    counting from 1 within its constraint and family), constraint, family, nodes, routers,
+    links, diameter, balance, cost and topology (the spec, to simulate). Join measured
+    performance on `design` for `plots.performance_per_dollar` (Bhatele et al., Fig. 9)."""
+    import pandas as pd
+
+    seen: dict[tuple[str, str], int] = {}
+    rows = []
+    for d in designs:
+        seen[d.constraint, d.family] = seen.get((d.constraint, d.family), 0) + 1
+        rows.append(
+            {
+                "design": f"{d.constraint}/{d.family}/{seen[d.constraint, d.family]}",
+                "constraint": d.constraint,
+                "family": d.family,
+                "nodes": d.nodes,
+                "routers": d.routers,
+                "links": d.links,
+                "diameter": d.diameter,
+                "balance": d.balance,
+                "cost": d.cost,
+                "topology": copy.deepcopy(d.topology),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -18,9 +18,15 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from exanet.analysis import binned_injection, saturation_point, traffic_matrix
+from exanet.analysis import (
+    binned_injection,
+    performance_per_cost,
+    saturation_point,
+    traffic_matrix,
+)
 from exanet.analysis._checks import require_columns, require_nonempty
 from exanet.analysis.traffic import DEFAULT_BIN_NS
+from exanet.errors import ConfigError
 
 FIGSIZE_IN = (6.4, 4.0)
 MAX_MATRIX_CELLS = 256  # a traffic matrix with more endpoints is shown by blocks of endpoints
@@ -464,4 +470,143 @@ def bursts_bars(bursts: pd.DataFrame) -> Figure:
     ax.set_title(f"{len(bursts)} bursts")
     ax.legend(fontsize="small")
     ax.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def radix_vs_size(scaling: pd.DataFrame) -> Figure:
+    """Router radix needed against system size, one step line per series (Li et al., Fig. 2),
+    from `exanet.radix.radix_scaling`: a marker at each network built, and between two
+    networks of a series the radix of the larger one, the smallest that reaches those sizes."""
+    require_columns(scaling, ["series", "radix", "endpoints"], "plots.scaling")
+    require_nonempty(scaling, "plots.scaling")
+    fig, ax = _figure()
+    for name, networks in scaling.sort_values("endpoints").groupby("series", sort=False):
+        ax.step(networks["endpoints"], networks["radix"], where="pre", marker=".", label=name)
+    ax.set_xscale("log")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("System size (endpoints)")
+    ax.set_ylabel("Router radix needed (ports per router)")
+    ax.set_title("router radix vs system size")
+    ax.legend(title="series", fontsize="small")
+    ax.grid(alpha=0.3, which="both")
+    return fig
+
+
+#: Bhatele et al.'s Fig. 9 colours per family; other families take the next default colours.
+FAMILY_COLORS = {
+    "dragonfly": "tab:red",
+    "dragonfly_rc": "tab:green",
+    "express_mesh": "tab:blue",
+    "fat_tree": "gold",
+}
+CONSTRAINT_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def performance_per_dollar(
+    runs: pd.DataFrame,
+    designs: pd.DataFrame,
+    metric: str = "communication_rate_gbytes_per_s",
+    design: str = "design",
+) -> Figure:
+    """Performance per dollar against balance (Bhatele et al., Fig. 9): each run's `metric`
+    divided by its design's cost (`analysis.performance_per_cost`), at the design's balance
+    (diameter-normalized links per node, `iso.balance`); colour per family, marker per
+    constraint. `designs` has `design`, `family`, `constraint`, `balance` and `cost` (e.g.
+    `iso.designs_frame`); repeated runs of a design are averaged. Cost is relative to one
+    optical cable's price (`exanet.cost`)."""
+    require_columns(runs, [design, metric], "plots.runs")
+    require_columns(designs, [design, "family", "constraint", "balance", "cost"], "plots.designs")
+    require_nonempty(runs, "plots.runs")
+    costs = designs.set_index(design)["cost"].to_dict()
+    ratio = f"{metric}_per_cost"
+    per_cost = performance_per_cost(runs, costs, metric, design).groupby(design)[ratio].mean()
+    table = designs.drop(columns="cost").merge(per_cost.reset_index(), on=design)
+    constraints = list(dict.fromkeys(table["constraint"]))
+    fig, ax = _figure()
+    for (family, constraint), points in table.groupby(["family", "constraint"], sort=False):
+        marker = CONSTRAINT_MARKERS[constraints.index(constraint) % len(CONSTRAINT_MARKERS)]
+        ax.plot(
+            points["balance"],
+            points[ratio],
+            marker=marker,
+            linestyle="",
+            color=FAMILY_COLORS.get(family),
+            label=f"{family}, iso-{constraint}",
+        )
+    ax.axvline(1.0, color="grey", linestyle="--", linewidth=1)
+    ax.set_ylim(0, 1.1 * float(table[ratio].max()))
+    ax.set_xlabel("Balance (unidirectional links per node per diameter hop)")
+    quantity, unit = label(metric)[:-1].split(" (")
+    ax.set_ylabel(f"{quantity} per cost\n({unit} per optical-cable price)")
+    ax.set_title("performance per dollar vs balance (dashed: balanced)")
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def injected_packets_map(
+    endpoints: pd.DataFrame,
+    groups: Sequence[int] | None = None,
+    value: str = "packets_injected",
+    dims: tuple[int, int] = (0, 1),
+) -> Figure:
+    """Packets each place injected (Izu et al., Figs. 3-4). With coordinate columns (torus,
+    mesh, express mesh): a heat map over coord`dims[0]` x coord`dims[1]`, each cell the sum of
+    `value` over the endpoints there (the router's concentration and, above two dimensions,
+    the other coordinates), colours from 0 to the largest cell. Without them: a bar per group,
+    the sum over the endpoints of its routers; `groups` gives each router's group
+    (`exanet.topology(...).router_graph().groups`)."""
+    require_columns(endpoints, ["router", value], "plots.endpoints")
+    require_nonempty(endpoints, "plots.endpoints")
+    coords = [c for c in endpoints.columns if c.startswith("coord")]
+    if coords and (endpoints[coords] >= 0).all().all():
+        return _coordinate_map(endpoints, value, dims, coords)
+    if groups is None:
+        raise ConfigError(
+            "plots.groups",
+            "None",
+            "each router's group, e.g. exanet.topology(...).router_graph().groups: the "
+            "endpoints have no coordinates to draw a map on",
+        )
+    routers = int(endpoints["router"].max()) + 1
+    if len(groups) < routers:
+        raise ConfigError("plots.groups", f"{len(groups)} groups", f"one per router ({routers})")
+    per_group = endpoints.groupby(np.asarray(groups)[endpoints["router"]])[value].sum()
+    fig, ax = _figure()
+    ax.bar(per_group.index, per_group.to_numpy(), color="tab:blue")
+    ax.axhline(per_group.mean(), color="black", linestyle="--", linewidth=1, label="mean group")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("Group (index)")
+    ax.set_ylabel(f"{label(value).split(' (')[0]} per group (count)")
+    ax.set_title(f"{value.replace('_', ' ')} per group ({len(per_group)} groups)")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def _coordinate_map(
+    endpoints: pd.DataFrame, value: str, dims: tuple[int, int], coords: list[str]
+) -> Figure:
+    columns = [f"coord{d}" for d in dims] if len(dims) == 2 else []
+    if len(set(columns)) != 2 or not set(columns) <= set(coords):
+        raise ConfigError(
+            "plots.dims", repr(dims), f"two different dimensions among 0 to {len(coords) - 1}"
+        )
+    x, y = columns
+    grid = endpoints.pivot_table(index=y, columns=x, values=value, aggfunc="sum", fill_value=0)
+    grid = grid.reindex(  # every coordinate from 0, so that column i is coordinate i
+        index=range(int(endpoints[y].max()) + 1),
+        columns=range(int(endpoints[x].max()) + 1),
+        fill_value=0,
+    )
+    fig, ax = _figure()
+    image = ax.imshow(
+        grid.to_numpy(), origin="lower", cmap="viridis", vmin=0, vmax=max(grid.to_numpy().max(), 1)
+    )
+    fig.colorbar(image, ax=ax, label=f"{label(value).split(' (')[0]} per cell (count)")
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=MAX_TICKS, integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=MAX_TICKS, integer=True))
+    ax.set_xlabel(f"{x} (router coordinate)")
+    ax.set_ylabel(f"{y} (router coordinate)")
+    ax.set_title(f"{value.replace('_', ' ')} per ({x}, {y}), summed over its endpoints")
     return fig

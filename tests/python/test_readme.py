@@ -194,6 +194,7 @@ EXAMPLE_TITLES = {
     "littles_law_torus": "Little's law on tori",
     "routing_dragonfly": "dragonfly p=2 a=4 h=2 g=9",
     "routing_torus": "8x8 torus, 4 KiB VC buffers",
+    "seed_figures": "seed figures: radix vs size, performance per dollar, injection maps",
     "timeline_projection": "16,384 nodes under an injection cap per node",
     "updown_injection": "eligibility delay (no cap)",
 }

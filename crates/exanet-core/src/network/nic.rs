@@ -146,6 +146,7 @@ impl Network {
             .wrapping_add(flow_hash(src, dst).wrapping_mul(packet_count));
         if measured {
             self.stats.measured_generated += packet_count;
+            self.add_measured_routes(src, dst, packet_count);
             let counters = &mut self.endpoint_counters[src as usize];
             counters.generated_packets += packet_count;
             counters.generated_bytes += bytes + packet_count * self.header_bytes;
@@ -156,6 +157,15 @@ impl Network {
             dst,
             token,
         });
+    }
+
+    /// Counts `packets` measured packets from endpoint `src` to `dst` at their minimal route
+    /// (see `Stats::route_hops_sum`).
+    fn add_measured_routes(&mut self, src: u32, dst: u32, packets: u64) {
+        let (from, _) = self.topology.endpoint_attachment(src);
+        let (to, _) = self.topology.endpoint_attachment(dst);
+        let hops = u64::from(self.routing.hops(from, to)) * packets;
+        self.stats.route_hops_sum = self.stats.route_hops_sum.wrapping_add(hops);
     }
 
     /// Wire bytes of the next packet of NIC `e`'s head message.
@@ -354,7 +364,7 @@ impl Network {
                     .expect("only synthetic sources generate");
                 // Same draws as if the message were sent, so the stream stays the same.
                 let rng = &mut self.nics[ei].rng;
-                source.pattern.destination(e, self.topology.as_ref(), rng);
+                let dst = source.pattern.destination(e, self.topology.as_ref(), rng);
                 let message_bytes = source.message_bytes(rng);
                 let packets = self.packets_of(message_bytes);
                 backlog += packets;
@@ -362,6 +372,7 @@ impl Network {
                 self.stats.in_flight.add_span(due, end, packets);
                 if self.in_window(due) {
                     self.stats.measured_generated += packets;
+                    self.add_measured_routes(e, dst, packets);
                     let counters = &mut self.endpoint_counters[ei];
                     counters.generated_packets += packets;
                     counters.generated_bytes += message_bytes + packets * self.header_bytes;
@@ -432,7 +443,14 @@ impl Network {
             self.stats.measured_delivered += 1;
             self.stats.latency.record(latency);
             self.stats.network_latency.record(now - packet.inject_ps);
-            self.stats.hops_sum += u64::from(packet.hops);
+            // Counted at its minimal route when generated: now the hops it took instead.
+            let (from, _) = self.topology.endpoint_attachment(packet.src);
+            let minimal = self.routing.hops(from, packet.dst_router);
+            self.stats.route_hops_sum = self
+                .stats
+                .route_hops_sum
+                .wrapping_add(u64::from(packet.hops))
+                .wrapping_sub(u64::from(minimal));
             let source = &mut self.source_latency[packet.src as usize];
             if self.remote.is_none() {
                 source.record_alone(latency);

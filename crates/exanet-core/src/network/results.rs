@@ -204,10 +204,12 @@ impl Network {
             sum.set(p99, Value::F64(ns(stats.quantile_ps(0.99))));
             sum.set(max, Value::F64(ns(stats.max_ps())));
         }
-        let hops_mean = if s.measured_delivered == 0 {
+        // Over every measured packet, arrived or not (see `Stats::route_hops_sum`): the packets
+        // that arrived by the end of a run stopped beyond saturation are the short routes.
+        let hops_mean = if s.measured_generated == 0 {
             f64::NAN
         } else {
-            s.hops_sum as f64 / s.measured_delivered as f64
+            s.route_hops_sum as f64 / s.measured_generated as f64
         };
         sum.set("hops_mean", Value::F64(hops_mean));
         let nic = self.nic_link;

@@ -483,7 +483,11 @@ pub(super) struct Stats {
     pub latency: LatencyStats,
     pub network_latency: LatencyStats,
     pub message_latency: LatencyStats,
-    pub hops_sum: u64,
+    /// Over measured packets: the router-to-router hops of those that arrived, the routing's
+    /// minimal hops (`RoutingFunction::hops`) of the others. A packet adds its minimal route
+    /// when generated and the difference to the hops it took when it arrives. Wrapping
+    /// arithmetic: a worker's share can be negative.
+    pub route_hops_sum: u64,
     pub measured_generated: u64,
     pub measured_delivered: u64,
     pub generated: u64,
@@ -510,7 +514,7 @@ impl Stats {
             latency: LatencyStats::default(),
             network_latency: LatencyStats::default(),
             message_latency: LatencyStats::default(),
-            hops_sum: 0,
+            route_hops_sum: 0,
             measured_generated: 0,
             measured_delivered: 0,
             generated: 0,
@@ -532,7 +536,7 @@ impl Stats {
         self.latency.merge(&other.latency);
         self.network_latency.merge(&other.network_latency);
         self.message_latency.merge(&other.message_latency);
-        self.hops_sum += other.hops_sum;
+        self.route_hops_sum = self.route_hops_sum.wrapping_add(other.route_hops_sum);
         self.measured_generated = self
             .measured_generated
             .wrapping_add(other.measured_generated);

@@ -72,6 +72,10 @@ impl DimensionOrder {
 }
 
 impl RoutingFunction for DimensionOrder {
+    fn hops(&self, from: u32, to: u32) -> u32 {
+        self.torus.distance(from, to)
+    }
+
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         let dims = self.torus.dims();
         for (dim, &k) in dims.iter().enumerate() {

@@ -98,6 +98,10 @@ impl EscapeAdaptive {
 }
 
 impl RoutingFunction for EscapeAdaptive {
+    fn hops(&self, from: u32, to: u32) -> u32 {
+        self.torus.distance(from, to)
+    }
+
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         // The escape way first: selection keeps the first of equally free ways.
         self.dor.route(q, out);

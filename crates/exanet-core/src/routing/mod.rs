@@ -122,6 +122,11 @@ pub struct RouteQuery {
 pub trait RoutingFunction: Send + Sync {
     fn route(&self, query: &RouteQuery, out: &mut Candidates);
 
+    /// Router-to-router hops of a minimal route from router `from` to router `to`, as this
+    /// routing measures routes (its distances; on topologies with groups the hierarchical
+    /// minimal route): 0 when `from == to`.
+    fn hops(&self, from: u32, to: u32) -> u32;
+
     /// VCs of an escape sub-network (Duato), as a bit set: selection ignores them, the
     /// allocator takes them only when no other allowed VC has room, and a packet whose way
     /// offers none and finds no room is re-routed to the way that does (always the first

@@ -807,6 +807,10 @@ impl<S: Scheme> RoutingFunction for SchemeRouting<S> {
         self.scheme.distinct_draws(&self.paths)
     }
 
+    fn hops(&self, from: u32, to: u32) -> u32 {
+        u32::from(self.paths.hops_to(from, Target::Router(to)))
+    }
+
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         let paths = &self.paths;
         let mut at = paths.position(q);
