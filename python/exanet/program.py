@@ -35,20 +35,22 @@ from exanet.errors import ConfigError
 from exanet.units import QuantityError, parse_size_bytes, parse_time_ps
 
 ALGORITHMS: dict[str, tuple[str, ...]] = {
-    "allreduce": ("recursive_doubling", "ring", "rabenseifner"),
-    "bcast": ("binomial",),
-    "reduce": ("binomial",),
-    "allgather": ("ring", "recursive_doubling"),
-    "alltoall": ("pairwise", "bruck"),
-    "alltoallv": ("pairwise", "bruck"),
-    "barrier": ("dissemination",),
-    "gather": ("binomial", "linear"),
-    "scatter": ("binomial", "linear"),
-    "reduce_scatter": ("ring", "pairwise"),
-    "scan": ("recursive_doubling",),
-    "exscan": ("recursive_doubling",),
+    "allreduce": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
+    "bcast": ("binomial", "auto"),
+    "reduce": ("binomial", "auto"),
+    "allgather": ("ring", "recursive_doubling", "auto"),
+    "alltoall": ("pairwise", "bruck", "auto"),
+    "alltoallv": ("pairwise", "bruck", "auto"),
+    "barrier": ("dissemination", "auto"),
+    "gather": ("binomial", "linear", "auto"),
+    "scatter": ("binomial", "linear", "auto"),
+    "reduce_scatter": ("ring", "pairwise", "auto"),
+    "scan": ("recursive_doubling", "auto"),
+    "exscan": ("recursive_doubling", "auto"),
 }
-"""Collective operations (and barrier) with the algorithms each accepts ("" = the default)."""
+"""Collective operations (and barrier) with the algorithms each accepts ("" = the default;
+"auto" = chosen per call by message size and ranks as MPICH does, [traffic]
+collective_thresholds)."""
 
 COLLECTIVES = tuple(ALGORITHMS)
 POINT_TO_POINT = ("send", "recv", "isend", "irecv")

@@ -178,13 +178,36 @@ class SyntheticTraffic(_PatternTraffic):
     """Open-loop traffic: every endpoint injects messages by a random process and pattern."""
 
     kind: Literal["synthetic"] = "synthetic"
-    process: Literal["bernoulli", "poisson"] = "bernoulli"
+    process: Literal["bernoulli", "poisson", "on_off", "pareto_on_off"] = Field(
+        "bernoulli",
+        description="injection process: bernoulli (one message per slot with probability "
+        "load), poisson, on_off (geometric bursts of back-to-back messages and geometric idle "
+        "periods) or pareto_on_off (Pareto bursts and idle periods: a self-similar aggregate)",
+    )
     load: Annotated[StrictFloat, Field(gt=0, le=1)] = Field(
-        description="offered load as a fraction of the injection bandwidth, 0 < load <= 1"
+        description="offered load as a fraction of the injection bandwidth, 0 < load <= 1 "
+        "(the long-run fraction for the on/off processes, which need load < 1)"
+    )
+    burst_length: Annotated[StrictFloat | StrictInt, Field(ge=1)] | None = Field(
+        None,
+        description="mean messages per burst of an on/off process (required with on_off and "
+        "pareto_on_off); the idle periods average burst_length (1 - load) / load slots, at "
+        "least one slot for on_off, so on_off needs burst_length >= load / (1 - load)",
+    )
+    pareto_alpha: Annotated[StrictFloat, Field(gt=1, lt=2)] | None = Field(
+        None,
+        description="shape of pareto_on_off's Pareto bursts and idle periods, in (1, 2) "
+        "(required there): Hurst parameter H = (3 - pareto_alpha) / 2",
     )
 
     def to_core(self) -> dict[str, Any]:
-        return {**self._pattern_core(), "process": self.process, "load": self.load}
+        return {
+            **self._pattern_core(),
+            "process": self.process,
+            "load": self.load,
+            "burst_length": None if self.burst_length is None else float(self.burst_length),
+            "pareto_alpha": self.pareto_alpha,
+        }
 
 
 class BurstTraffic(_PatternTraffic):
@@ -257,14 +280,14 @@ App = Literal[
 APP_DEFAULT_PARTNERS = {"spread": 23, "umesh": 9}
 #: The algorithms of the collective each app runs (docs/workloads.md lists message counts).
 APP_ALGORITHMS = {
-    "allreduce": ("recursive_doubling", "ring", "rabenseifner"),
-    "allgather": ("ring", "recursive_doubling"),
-    "alltoall": ("pairwise", "bruck"),
-    "pf3d": ("pairwise", "bruck"),
-    "bcast": ("binomial",),
-    "reduce": ("binomial",),
-    "barrier": ("dissemination",),
-    "qbox": ("recursive_doubling", "ring", "rabenseifner"),
+    "allreduce": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
+    "allgather": ("ring", "recursive_doubling", "auto"),
+    "alltoall": ("pairwise", "bruck", "auto"),
+    "pf3d": ("pairwise", "bruck", "auto"),
+    "bcast": ("binomial", "auto"),
+    "reduce": ("binomial", "auto"),
+    "barrier": ("dissemination", "auto"),
+    "qbox": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
 }
 GRID_DIMENSIONS = {"halo2d": 2, "halo3d": 3, "milc": 4, "pf3d": 3, "qbox": 2}
 Placement = Literal["linear", "random_endpoints", "random_routers", "random_groups", "map"]
@@ -296,7 +319,11 @@ class Job(_Section):
     compute: JobTimePs = Field(
         "0ns", description="compute time before each iteration, in ps at most 10^6 s"
     )
-    algorithm: StrictStr | None = Field(None, description="the collective's algorithm")
+    algorithm: StrictStr | None = Field(
+        None,
+        description='the collective\'s algorithm; "auto" chooses per call by message size and '
+        "ranks as MPICH does (traffic.collective_thresholds)",
+    )
     grid: list[JobRanks] | None = Field(
         None, description="process grid of halo2d/3d, milc, pf3d, qbox; a default shape"
     )
@@ -493,6 +520,44 @@ class Job(_Section):
             )
 
 
+class CollectiveThresholds(_Section):
+    """Where algorithm "auto" changes algorithm: MPICH 3.2's defaults (its MPIR_CVAR_* control
+    variables), docs/workloads.md (Collectives)."""
+
+    allreduce_short: MessageBytes = Field(
+        "2KiB",
+        description="allreduce: recursive_doubling up to this size, rabenseifner above "
+        "(MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE)",
+    )
+    allgather_long: MessageBytes = Field(
+        "512KiB",
+        description="allgather on a power-of-two rank count: recursive_doubling below this "
+        "total (ranks x block), ring from it (MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE)",
+    )
+    alltoall_short: MessageBytes = Field(
+        "256B",
+        description="alltoall: bruck up to this block with at least alltoall_min_ranks ranks, "
+        "pairwise otherwise (MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE)",
+    )
+    alltoall_min_ranks: PositiveU32 = Field(
+        8, description="alltoall: fewer ranks never use bruck (MPICH 3.2's alltoall.c)"
+    )
+    reduce_scatter_long: MessageBytes = Field(
+        "512KiB",
+        description="reduce_scatter: ring below this size, pairwise from it "
+        "(MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE)",
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "allreduce_short_bytes": self.allreduce_short,
+            "allgather_long_bytes": self.allgather_long,
+            "alltoall_short_bytes": self.alltoall_short,
+            "alltoall_min_ranks": self.alltoall_min_ranks,
+            "reduce_scatter_long_bytes": self.reduce_scatter_long,
+        }
+
+
 class JobsTraffic(_Section):
     """Message-passing jobs sharing the machine. The run lasts until every job has finished
     ([run] windows do not apply)."""
@@ -510,6 +575,10 @@ class JobsTraffic(_Section):
     )
     alone: StrictBool = Field(
         False, description="also run every job alone (same placement) for slowdown_vs_alone"
+    )
+    collective_thresholds: CollectiveThresholds = Field(
+        default_factory=CollectiveThresholds,
+        description='where algorithm "auto" changes algorithm (MPICH\'s defaults)',
     )
 
     @model_validator(mode="after")
@@ -534,6 +603,7 @@ class JobsTraffic(_Section):
             "send_overhead_ps": self.send_overhead,
             "recv_overhead_ps": self.recv_overhead,
             "alone": self.alone,
+            "collective_thresholds": self.collective_thresholds.to_core(),
         }
 
 

@@ -61,6 +61,10 @@ pub struct JobResult {
     pub end_ps: Time,
     pub bytes_sent: u64,
     pub messages_sent: u64,
+    /// The algorithms its collectives ran, `kind:algorithm=calls, ...` ([`JobRun::algorithms`]).
+    ///
+    /// [`JobRun::algorithms`]: crate::workload::mpi::JobRun::algorithms
+    pub algorithms: String,
     /// The same job on an ideal network (zero latency, infinite bandwidth).
     pub ideal_ps: Option<Time>,
     /// The same job alone on the machine, same placement.
@@ -355,6 +359,7 @@ impl Network {
                 mpi.jobs
                     .into_iter()
                     .map(|j| JobResult {
+                        algorithms: j.algorithms(),
                         name: j.name,
                         app: j.app,
                         ranks: j.program.ranks,
@@ -414,6 +419,21 @@ impl Network {
     }
 }
 
+/// Each value's index among the distinct values, and the distinct values in order of first use.
+fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> (Vec<u32>, Vec<String>) {
+    let mut labels: Vec<String> = Vec::new();
+    let codes = values
+        .map(|v| match labels.iter().position(|l| l == v) {
+            Some(i) => i as u32,
+            None => {
+                labels.push(v.to_string());
+                (labels.len() - 1) as u32
+            }
+        })
+        .collect();
+    (codes, labels)
+}
+
 impl RunOutput {
     /// One row per job: completion, volume, communication rate and slowdowns.
     pub fn jobs_table(&self) -> Table {
@@ -426,17 +446,8 @@ impl RunOutput {
             _ => f64::NAN,
         };
         let names: Vec<String> = j.iter().map(|x| x.name.clone()).collect();
-        let mut apps: Vec<String> = Vec::new();
-        let app_codes = j
-            .iter()
-            .map(|x| match apps.iter().position(|a| *a == x.app) {
-                Some(i) => i as u32,
-                None => {
-                    apps.push(x.app.clone());
-                    (apps.len() - 1) as u32
-                }
-            })
-            .collect();
+        let (app_codes, apps) = distinct(j.iter().map(|x| x.app.as_str()));
+        let (algorithm_codes, algorithms) = distinct(j.iter().map(|x| x.algorithms.as_str()));
         let mut t = Table::default();
         t.push("job", ColumnData::U32((0..j.len() as u32).collect()));
         t.push_categorical("name", (0..j.len() as u32).collect(), names);
@@ -473,6 +484,7 @@ impl RunOutput {
                     .collect(),
             ),
         );
+        t.push_categorical("algorithms", algorithm_codes, algorithms);
         t.push(
             "ideal_completion_ns",
             ColumnData::F64(j.iter().map(|x| opt_ns(x.ideal_ps)).collect()),

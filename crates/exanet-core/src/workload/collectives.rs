@@ -17,6 +17,7 @@
 //! | allreduce | recursive_doubling | log2 p, +2 if rem > 0 | log2 p | S·log2 p |
 //! | allreduce | ring | 2(n−1) | 2(n−1) | 2S(n−1)/n |
 //! | allreduce | rabenseifner | 2·log2 p, +2 if rem > 0 | 2·log2 p | 2S(p−1)/p |
+//! | allreduce | tree | 2L | 1 + children(r), root L; 2(n − 1) in all | S per message |
 //! | bcast | binomial | L | root L; n − 1 in all | S per message |
 //! | reduce | binomial | L | 1, root 0; n − 1 in all | S per message |
 //! | gather | binomial | L | 1, root 0; n − 1 in all | B·sub(r); root gets B(n−1) |
@@ -41,6 +42,8 @@
 //! - Ring and Rabenseifner cut S into n resp. p chunks, the first S mod n (p) one byte larger;
 //!   a chunk of 0 bytes is still a message, so message counts never depend on S. Every chunk of a
 //!   ring goes round twice: 2(n−1)·S bytes in all, exactly.
+//! - Tree (SST Ember's allreduce): reduce's binomial tree to rank 0 in the first L steps, then
+//!   bcast's from rank 0 in the last L; children(r) = the ranks rank r sends to in the bcast.
 //! - Bcast/reduce count ranks relative to `root`; the root sends (bcast) or receives (reduce) in
 //!   every step. Binomial gather (scatter) is reduce's (bcast's) tree carrying blocks: relative
 //!   rank r sends (receives) the blocks of its subtree, r..r + sub(r), once; block c is relative
@@ -59,6 +62,11 @@
 //!   blocks keep their offset, so each lands after L steps (n/2 blocks a step when n = 2^L).
 //! - Alltoallv: the share to the i-th next rank is ⌊T/(n−1)⌋, +1 for i ≤ T mod (n−1). Receivers
 //!   compute what they get from their own `bytes`, so all ranks must pass the same T.
+//!
+//! [`Algorithm::Auto`] is no algorithm of its own: [`Thresholds::choose`] resolves it when a
+//! collective starts, from its kind, S (B, T) and n, by MPICH 3.2's default selection among the
+//! algorithms above (docs/workloads.md, Collectives, lists each rule and where exanet lacks
+//! MPICH's choice).
 
 /// An MPI collective operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
@@ -90,6 +98,90 @@ pub enum Algorithm {
     Bruck,
     Dissemination,
     Linear,
+    /// Binomial reduce to rank 0, then binomial bcast (allreduce).
+    Tree,
+    /// Chosen per call by message size and rank count ([`Thresholds::choose`]).
+    Auto,
+}
+
+/// The message sizes and rank counts at which [`Algorithm::Auto`] changes algorithm, with
+/// MPICH 3.2's defaults (its MPIR_CVAR_* control variables).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Thresholds {
+    /// Allreduce: recursive doubling up to this S, Rabenseifner above
+    /// (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE).
+    pub allreduce_short_bytes: u64,
+    /// Allgather on a power-of-two count: recursive doubling below this n·B, ring from it
+    /// (MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE).
+    pub allgather_long_bytes: u64,
+    /// Alltoall: Bruck up to this B with at least `alltoall_min_ranks` ranks
+    /// (MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE).
+    pub alltoall_short_bytes: u64,
+    /// Alltoall: fewer ranks never use Bruck (8, a constant of MPICH 3.2's alltoall.c).
+    pub alltoall_min_ranks: u32,
+    /// Reduce_scatter: pairwise from this S, ring below
+    /// (MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE).
+    pub reduce_scatter_long_bytes: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            allreduce_short_bytes: 2048,
+            allgather_long_bytes: 524_288,
+            alltoall_short_bytes: 256,
+            alltoall_min_ranks: 8,
+            reduce_scatter_long_bytes: 524_288,
+        }
+    }
+}
+
+/// The element MPICH's "count ≥ pof2" condition counts: an 8-byte double.
+const REDUCTION_ELEMENT_BYTES: u64 = 8;
+
+impl Thresholds {
+    /// The algorithm MPICH 3.2 picks by default for a `kind` of `bytes` (S, B or T) over
+    /// `ranks`, among those exanet implements (a built-in, commutative reduction operation).
+    pub fn choose(&self, kind: CollectiveKind, bytes: u64, ranks: u32) -> Algorithm {
+        use Algorithm as A;
+        use CollectiveKind as K;
+        match kind {
+            // MPICH also keeps recursive doubling while count < pof2: Rabenseifner would leave
+            // some of its pof2 chunks empty.
+            K::Allreduce => {
+                let count = bytes / REDUCTION_ELEMENT_BYTES;
+                if bytes <= self.allreduce_short_bytes || count < u64::from(pof2(ranks.max(1))) {
+                    A::RecursiveDoubling
+                } else {
+                    A::Rabenseifner
+                }
+            }
+            K::Allgather => {
+                let total = bytes.saturating_mul(u64::from(ranks));
+                if ranks.is_power_of_two() && total < self.allgather_long_bytes {
+                    A::RecursiveDoubling
+                } else {
+                    A::Ring
+                }
+            }
+            K::Alltoall => {
+                if bytes <= self.alltoall_short_bytes && ranks >= self.alltoall_min_ranks {
+                    A::Bruck
+                } else {
+                    A::Pairwise
+                }
+            }
+            K::ReduceScatter => {
+                if bytes < self.reduce_scatter_long_bytes {
+                    A::Ring
+                } else {
+                    A::Pairwise
+                }
+            }
+            _ => kind.default_algorithm(),
+        }
+    }
 }
 
 /// One message of a step: to (in sends) or from (in receives) `peer`.
@@ -152,7 +244,7 @@ impl CollectiveKind {
         match self {
             Self::Barrier => &[A::Dissemination],
             Self::Bcast | Self::Reduce => &[A::Binomial],
-            Self::Allreduce => &[A::RecursiveDoubling, A::Ring, A::Rabenseifner],
+            Self::Allreduce => &[A::RecursiveDoubling, A::Ring, A::Rabenseifner, A::Tree],
             Self::Allgather => &[A::Ring, A::RecursiveDoubling],
             Self::Alltoall | Self::Alltoallv => &[A::Pairwise, A::Bruck],
             Self::Gather | Self::Scatter => &[A::Binomial, A::Linear],
@@ -163,7 +255,7 @@ impl CollectiveKind {
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 8] = [
+    pub const ALL: [Algorithm; 10] = [
         Algorithm::RecursiveDoubling,
         Algorithm::Ring,
         Algorithm::Rabenseifner,
@@ -172,6 +264,8 @@ impl Algorithm {
         Algorithm::Bruck,
         Algorithm::Dissemination,
         Algorithm::Linear,
+        Algorithm::Tree,
+        Algorithm::Auto,
     ];
 
     /// The name in configurations.
@@ -185,6 +279,8 @@ impl Algorithm {
             Self::Bruck => "bruck",
             Self::Dissemination => "dissemination",
             Self::Linear => "linear",
+            Self::Tree => "tree",
+            Self::Auto => "auto",
         }
     }
 }
@@ -251,6 +347,7 @@ impl Collective {
             (_, A::Linear) => u32::from(n > 1),
             (CollectiveKind::Allreduce, A::RecursiveDoubling) => lg + 2 * fold,
             (_, A::Rabenseifner) => 2 * lg + 2 * fold,
+            (_, A::Tree) => 2 * ceil_log2(n),
             _ => ceil_log2(n),
         }
     }
@@ -315,6 +412,21 @@ impl Collective {
         };
         match (self.kind, self.algorithm) {
             (K::Allreduce, A::RecursiveDoubling | A::Rabenseifner) => self.folded(s, f),
+            (K::Allreduce, A::Tree) => {
+                let lg = ceil_log2(n);
+                let (kind, t) = if s < lg {
+                    (K::Reduce, s)
+                } else {
+                    (K::Bcast, s - lg)
+                };
+                let half = Collective {
+                    kind,
+                    algorithm: A::Binomial,
+                    root: 0,
+                    ..*self
+                };
+                half.moves(t, f);
+            }
             (K::Allreduce | K::ReduceScatter, A::Ring) => {
                 // Step t of a reduce-scatter sends chunk me + o − t: the allreduce's (o = 0)
                 // leaves chunk me + 1 complete at me, which its allgather (o = 1) sends first; a
@@ -505,7 +617,7 @@ mod tests {
         K::Scan,
         K::Exscan,
     ];
-    const ALGORITHMS: [A; 8] = Algorithm::ALL;
+    const ALGORITHMS: [A; 10] = Algorithm::ALL;
 
     fn sizes() -> impl Iterator<Item = u32> {
         (1..=33).chain([64, 100])
@@ -583,6 +695,7 @@ mod tests {
         match (c.kind, c.algorithm) {
             (K::Reduce, _) => true,
             (K::Allreduce, A::Ring) => s < n - 1,
+            (K::Allreduce, A::Tree) => s < ceil_log2(n),
             (K::Allreduce, _) => s < inner_end,
             _ => false,
         }
@@ -782,6 +895,109 @@ mod tests {
                 (2, 4, 0, 20)
             ]
         );
+    }
+
+    #[test]
+    fn tree_allreduce_is_a_binomial_reduce_then_a_binomial_bcast() {
+        // 8 ranks: 7 messages up the tree, 7 down, each of S.
+        let all = messages(coll(K::Allreduce, A::Tree, 8, 0, 0, 1000));
+        assert_eq!(all.len(), 2 * 7);
+        assert!(all.iter().all(|t| t.3 == 1000));
+        assert_eq!(total(K::Allreduce, A::Tree, 8, 0, 1000), (14, 14_000));
+        // Rank 0 receives from 1, 2, 4 and sends to 4, 2, 1; rank 6 sends to 4, then to 7.
+        let per_rank: Vec<_> = (0..8)
+            .map(|me| sent(coll(K::Allreduce, A::Tree, 8, me, 0, 1000)).0)
+            .collect();
+        assert_eq!(per_rank, [3, 1, 2, 1, 3, 1, 2, 1]);
+        for n in sizes() {
+            let c = coll(K::Allreduce, A::Tree, n, 0, 0, 64);
+            assert_eq!(c.steps(), 2 * ceil_log2(n));
+            let n64 = u64::from(n);
+            assert_eq!(
+                total(K::Allreduce, A::Tree, n, 0, 64),
+                (2 * (n64 - 1), 128 * (n64 - 1))
+            );
+            // The reduce is reduce's steps and the bcast is bcast's, both rooted at rank 0.
+            let (up, down): (Vec<_>, Vec<_>) =
+                messages(c).into_iter().partition(|t| t.0 < ceil_log2(n));
+            assert_eq!(
+                up,
+                messages(coll(K::Reduce, A::Binomial, n, 0, 0, 64)),
+                "n={n}"
+            );
+            let shifted: Vec<_> = down
+                .iter()
+                .map(|&(s, from, to, b)| (s - ceil_log2(n), from, to, b))
+                .collect();
+            assert_eq!(
+                shifted,
+                messages(coll(K::Bcast, A::Binomial, n, 0, 0, 64)),
+                "n={n}"
+            );
+        }
+    }
+
+    #[test]
+    fn auto_follows_mpich_defaults() {
+        let t = Thresholds::default();
+        let kib = 1024;
+        // MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048: recursive doubling up to 2 KiB.
+        assert_eq!(t.choose(K::Allreduce, kib, 16), A::RecursiveDoubling);
+        assert_eq!(t.choose(K::Allreduce, 2048, 16), A::RecursiveDoubling);
+        assert_eq!(t.choose(K::Allreduce, 2049 + 7, 16), A::Rabenseifner);
+        assert_eq!(t.choose(K::Allreduce, kib * kib, 16), A::Rabenseifner);
+        assert_eq!(t.choose(K::Allreduce, kib * kib, 12), A::Rabenseifner);
+        // count < pof2 (8-byte elements): 4 KiB is 512 doubles, fewer than 1024 ranks' pof2.
+        assert_eq!(t.choose(K::Allreduce, 4 * kib, 1024), A::RecursiveDoubling);
+        assert_eq!(t.choose(K::Allreduce, 8 * kib, 1024), A::Rabenseifner);
+        // MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE = 524288 on n·B, power-of-two counts only.
+        assert_eq!(
+            t.choose(K::Allgather, 32 * kib - 1, 16),
+            A::RecursiveDoubling
+        );
+        assert_eq!(t.choose(K::Allgather, 32 * kib, 16), A::Ring);
+        assert_eq!(t.choose(K::Allgather, 64, 12), A::Ring);
+        // MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 with at least 8 ranks.
+        assert_eq!(t.choose(K::Alltoall, 256, 8), A::Bruck);
+        assert_eq!(t.choose(K::Alltoall, 257, 8), A::Pairwise);
+        assert_eq!(t.choose(K::Alltoall, 256, 7), A::Pairwise);
+        // MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE = 524288.
+        assert_eq!(t.choose(K::ReduceScatter, 512 * kib - 1, 8), A::Ring);
+        assert_eq!(t.choose(K::ReduceScatter, 512 * kib, 8), A::Pairwise);
+        // Binomial bcast at every size (MPICH's scatter + allgather bcasts are not built).
+        for kind in [
+            K::Bcast,
+            K::Reduce,
+            K::Gather,
+            K::Scatter,
+            K::Barrier,
+            K::Scan,
+        ] {
+            assert_eq!(t.choose(kind, 4 * kib * kib, 64), kind.default_algorithm());
+        }
+        assert_eq!(t.choose(K::Alltoallv, 16, 64), A::Pairwise);
+        // A changed threshold changes the choice.
+        let big = Thresholds {
+            allreduce_short_bytes: 2 * kib * kib,
+            ..t
+        };
+        assert_eq!(
+            big.choose(K::Allreduce, kib * kib, 16),
+            A::RecursiveDoubling
+        );
+        // Every choice is one the collective implements.
+        for n in sizes() {
+            for kind in KINDS {
+                for bytes in [0, 1, 256, 4096, 1 << 20] {
+                    let a = t.choose(kind, bytes, n);
+                    assert!(
+                        Collective::check(kind, a, n).is_ok(),
+                        "{kind:?} {bytes} {n}"
+                    );
+                }
+            }
+        }
+        assert!(Collective::check(K::Allreduce, A::Auto, 8).is_err());
     }
 
     #[test]

@@ -50,11 +50,13 @@ pub fn build(config: &JobsConfig, topology: &dyn Topology, seed: u64) -> Result<
             ranks_done: 0,
             bytes_sent: 0,
             messages_sent: 0,
+            collective_calls: Vec::new(),
         });
     }
     let params = HostParams {
         send_overhead_ps: config.send_overhead_ps,
         recv_overhead_ps: config.recv_overhead_ps,
+        thresholds: config.collective_thresholds,
     };
     Ok(Mpi::new(params, runs, endpoints))
 }

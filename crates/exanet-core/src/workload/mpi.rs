@@ -16,7 +16,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
-use super::collectives::{Collective, Transfer};
+use super::collectives::{Algorithm, Collective, CollectiveKind, Thresholds, Transfer};
 use super::program::{OpKind, Program, ANY};
 use crate::engine::Time;
 use crate::parallel::SharedArray;
@@ -53,6 +53,8 @@ pub struct HostParams {
     pub send_overhead_ps: Time,
     /// CPU time from a message's arrival to its receive completing.
     pub recv_overhead_ps: Time,
+    /// Where algorithm "auto" changes algorithm.
+    pub thresholds: Thresholds,
 }
 
 /// What the engine asks of the network.
@@ -158,12 +160,49 @@ struct Rank {
 }
 
 /// What one worker's ranks of a job did.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JobCounters {
     end_ps: Time,
     ranks_done: u32,
     bytes_sent: u64,
     messages_sent: u64,
+    collective_calls: Vec<u64>,
+}
+
+/// Collective kinds in the order of [`JobRun::collective_calls`].
+const KINDS: [CollectiveKind; 12] = [
+    CollectiveKind::Barrier,
+    CollectiveKind::Bcast,
+    CollectiveKind::Reduce,
+    CollectiveKind::Allreduce,
+    CollectiveKind::Allgather,
+    CollectiveKind::Alltoall,
+    CollectiveKind::Alltoallv,
+    CollectiveKind::Gather,
+    CollectiveKind::Scatter,
+    CollectiveKind::ReduceScatter,
+    CollectiveKind::Scan,
+    CollectiveKind::Exscan,
+];
+
+/// The index of (kind, algorithm) in [`JobRun::collective_calls`].
+fn call_index(kind: CollectiveKind, algorithm: Algorithm) -> usize {
+    let k = KINDS.iter().position(|&x| x == kind).unwrap_or(0);
+    let a = Algorithm::ALL
+        .iter()
+        .position(|&x| x == algorithm)
+        .unwrap_or(0);
+    k * Algorithm::ALL.len() + a
+}
+
+/// Adds `theirs` to `mine` element by element (either may still be empty).
+fn add_calls(mine: &mut Vec<u64>, theirs: &[u64]) {
+    if mine.len() < theirs.len() {
+        mine.resize(theirs.len(), 0);
+    }
+    for (m, t) in mine.iter_mut().zip(theirs) {
+        *m += t;
+    }
 }
 
 /// One job as the engine runs it.
@@ -183,11 +222,30 @@ pub struct JobRun {
     /// Payload bytes and messages the job's programs sent (control messages excluded).
     pub bytes_sent: u64,
     pub messages_sent: u64,
+    /// Collective calls per (kind, algorithm) that ran, counted by the calls' rank 0 (see
+    /// [`JobRun::algorithms`]); empty until one ran.
+    pub collective_calls: Vec<u64>,
 }
 
 impl JobRun {
     pub fn finished(&self) -> bool {
         self.ranks_done == self.program.ranks
+    }
+
+    /// The algorithms the job's collectives ran, as `kind:algorithm=calls` joined by ", " in
+    /// the order of the kinds and algorithms' declarations; empty without collectives.
+    pub fn algorithms(&self) -> String {
+        let per_kind = Algorithm::ALL.len();
+        self.collective_calls
+            .iter()
+            .enumerate()
+            .filter(|(_, &calls)| calls > 0)
+            .map(|(i, calls)| {
+                let (kind, algorithm) = (KINDS[i / per_kind], Algorithm::ALL[i % per_kind]);
+                format!("{}:{}={calls}", kind.name(), algorithm.name())
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -301,6 +359,7 @@ impl Mpi {
                 ranks_done: 0,
                 bytes_sent: 0,
                 messages_sent: 0,
+                collective_calls: Vec::new(),
                 ..j.clone()
             })
             .collect();
@@ -324,6 +383,7 @@ impl Mpi {
                 ranks_done: j.ranks_done,
                 bytes_sent: j.bytes_sent,
                 messages_sent: j.messages_sent,
+                collective_calls: j.collective_calls.clone(),
             })
             .collect()
     }
@@ -335,6 +395,7 @@ impl Mpi {
             mine.ranks_done += theirs.ranks_done;
             mine.bytes_sent += theirs.bytes_sent;
             mine.messages_sent += theirs.messages_sent;
+            add_calls(&mut mine.collective_calls, &theirs.collective_calls);
         }
     }
 
@@ -755,10 +816,21 @@ impl Mpi {
                         .expect("checked: collectives run in the rank's communicators");
                     let instance = rank.collectives_started[op.comm as usize];
                     rank.collectives_started[op.comm as usize] += 1;
+                    let algorithm = match op.algorithm {
+                        Some(Algorithm::Auto) => {
+                            self.params.thresholds.choose(kind, op.value, size)
+                        }
+                        chosen => chosen.unwrap_or(kind.default_algorithm()),
+                    };
+                    if me == 0 {
+                        let calls = &mut self.jobs[job_index].collective_calls;
+                        calls.resize(KINDS.len() * Algorithm::ALL.len(), 0);
+                        calls[call_index(kind, algorithm)] += 1;
+                    }
                     rank.collective = Some(CollectiveRun {
                         collective: Collective {
                             kind,
-                            algorithm: op.algorithm.unwrap_or(kind.default_algorithm()),
+                            algorithm,
                             ranks: size,
                             me,
                             root: op.peer.max(0) as u32,

@@ -114,7 +114,7 @@ pub const ANY: i32 = -1;
 #[derive(Debug, Clone, Copy)]
 pub struct Op {
     pub kind: OpKind,
-    /// The collective's algorithm (None: the kind's default).
+    /// The collective's algorithm (None: the kind's default; Auto: chosen when it starts).
     pub algorithm: Option<Algorithm>,
     /// Collectives: communicator index, 0 is every rank of the job, k > 0 is
     /// `Program::communicators[k - 1]`. Messages: the communicator id as written, their
@@ -546,9 +546,12 @@ impl Program {
                             "runs a collective in a communicator it does not belong to",
                         ));
                     };
+                    // Auto resolves to an algorithm the kind implements when the call starts.
                     let algorithm = op.algorithm.unwrap_or(kind.default_algorithm());
-                    Collective::check(kind, algorithm, size)
-                        .map_err(|e| ProgramError::at(r, i, e))?;
+                    if algorithm != Algorithm::Auto {
+                        Collective::check(kind, algorithm, size)
+                            .map_err(|e| ProgramError::at(r, i, e))?;
+                    }
                     if kind.rooted() && !(op.peer >= 0 && (op.peer as u32) < size) {
                         return Err(ProgramError::at(
                             r,

@@ -1,0 +1,128 @@
+"""Collective algorithms chosen by size (algorithm = "auto", MPICH 3.2's default thresholds),
+the tree allreduce of SST Ember, and the jobs table's `algorithms` column."""
+
+import pytest
+
+import exanet
+from exanet.errors import ConfigError
+from exanet.program import Program, allgather, allreduce, alltoall, bcast
+from exanet.traces import write_trace
+
+TORUS = {"kind": "torus", "dims": [4, 4]}
+ROUTER = {"vc_buffer": "16KiB"}
+KIB = 1024
+
+
+def run(*jobs, **traffic):
+    config = {
+        "topology": TORUS,
+        "router": ROUTER,
+        "traffic": {"kind": "jobs", "jobs": list(jobs), **traffic},
+    }
+    return exanet.simulate(config, progress=False)
+
+
+def algorithms(*jobs, **traffic) -> list[str]:
+    return [str(a) for a in run(*jobs, **traffic).jobs["algorithms"]]
+
+
+@pytest.mark.parametrize(
+    ("app", "ranks", "message", "ran"),
+    [
+        # MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048: recursive doubling up to 2 KiB, then
+        # Rabenseifner (count = S/8 doubles >= pof2), on a power of two and not.
+        ("allreduce", 16, "1KiB", "allreduce:recursive_doubling=1"),
+        ("allreduce", 16, "2KiB", "allreduce:recursive_doubling=1"),
+        ("allreduce", 16, "1MiB", "allreduce:rabenseifner=1"),
+        ("allreduce", 12, "4KiB", "allreduce:rabenseifner=1"),
+        # MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE = 524288 on ranks x block, powers of two only.
+        ("allgather", 16, "1KiB", "allgather:recursive_doubling=1"),
+        ("allgather", 16, "32KiB", "allgather:ring=1"),
+        ("allgather", 12, "1KiB", "allgather:ring=1"),
+        # MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 with at least 8 ranks.
+        ("alltoall", 8, "256B", "alltoall:bruck=1"),
+        ("alltoall", 8, "257B", "alltoall:pairwise=1"),
+        ("alltoall", 4, "64B", "alltoall:pairwise=1"),
+        # MPICH's scatter + allgather bcasts are not built: binomial at every size.
+        ("bcast", 16, "1MiB", "bcast:binomial=1"),
+        ("barrier", 16, "0B", "barrier:dissemination=1"),
+    ],
+)
+def test_auto_picks_mpich_default_algorithm(app, ranks, message, ran):
+    job = {"app": app, "ranks": ranks, "message": message, "algorithm": "auto"}
+    assert algorithms(job) == [ran]
+
+
+def test_a_changed_threshold_changes_the_choice():
+    job = {"app": "allreduce", "ranks": 16, "message": "1MiB", "algorithm": "auto"}
+    raised = algorithms(job, collective_thresholds={"allreduce_short": "2MiB"})
+    assert raised == ["allreduce:recursive_doubling=1"]
+    lowered = {"app": "alltoall", "ranks": 4, "message": "64B", "algorithm": "auto"}
+    assert algorithms(lowered, collective_thresholds={"alltoall_min_ranks": 4}) == [
+        "alltoall:bruck=1"
+    ]
+    # Without "auto" the thresholds change nothing.
+    fixed = {"app": "allreduce", "ranks": 16, "message": "1MiB", "iterations": 3}
+    assert algorithms(fixed, collective_thresholds={"allreduce_short": "1B"}) == [
+        "allreduce:recursive_doubling=3"
+    ]
+
+
+def test_auto_is_resolved_per_call_and_counted_per_call(tmp_path):
+    def program(rank, size):
+        yield allreduce(KIB, algorithm="auto")
+        yield allreduce(KIB * KIB, algorithm="auto")
+        yield allreduce(KIB * KIB, algorithm="auto")
+        yield bcast(64 * KIB, algorithm="auto")
+        yield allgather(KIB)
+        yield alltoall(64, algorithm="bruck")
+
+    path = tmp_path / "mixed.parquet"
+    write_trace(Program.from_generator(program, 8), path)
+    result = run({"trace": str(path), "name": "mixed"}, {"app": "pingpong", "ranks": 2})
+    assert list(result.jobs["algorithms"].astype(str)) == [
+        "bcast:binomial=1, allreduce:recursive_doubling=1, allreduce:rabenseifner=2, "
+        "allgather:ring=1, alltoall:bruck=1",
+        "",
+    ]
+
+
+def test_tree_allreduce_is_binomial_reduce_then_bcast():
+    size = 10_000
+    result = run({"app": "allreduce", "ranks": 8, "message": size, "algorithm": "tree"})
+    # 7 messages of S up to rank 0, 7 back down.
+    assert result.summary["messages_sent"] == 2 * 7
+    assert result.summary["bytes_sent"] == 2 * 7 * size
+    assert list(result.jobs["algorithms"].astype(str)) == ["allreduce:tree=1"]
+    recursive = run({"app": "allreduce", "ranks": 8, "message": size})
+    assert recursive.summary["messages_sent"] == 8 * 3
+    # Two trees of depth 3 one after the other take longer than 3 exchange steps.
+    assert result.jobs["completion_ns"][0] > recursive.jobs["completion_ns"][0]
+
+
+@pytest.mark.parametrize(
+    ("traffic", "key", "words"),
+    [
+        ({"collective_thresholds": {"allreduce_shrt": "2KiB"}}, "collective_thresholds", ""),
+        (
+            {"collective_thresholds": {"allreduce_short": "lots"}},
+            "collective_thresholds",
+            "size",
+        ),
+        ({"collective_thresholds": {"alltoall_min_ranks": 0}}, "alltoall_min_ranks", ""),
+    ],
+)
+def test_bad_thresholds_are_refused_naming_the_key(traffic, key, words):
+    with pytest.raises(ConfigError) as info:
+        run({"app": "allreduce", "ranks": 4, "algorithm": "auto"}, **traffic)
+    assert key in info.value.key
+    assert words in str(info.value)
+
+
+def test_tree_is_only_an_allreduce_algorithm():
+    with pytest.raises(ConfigError) as info:
+        run({"app": "bcast", "ranks": 4, "algorithm": "tree"})
+    assert "algorithm" in info.value.key
+    assert "binomial, auto" in str(info.value)
+    with pytest.raises(ConfigError, match="recursive_doubling, ring, rabenseifner, tree, auto"):
+        Program.from_ops([[allreduce(8, algorithm="binomial")]], 1).validate("ops")
