@@ -221,12 +221,7 @@ pub enum Arbitration {
 pub struct RouterConfig {
     pub vcs: u32,
     pub vc_buffer_bytes: u64,
-    /// Head arrival to the earliest departure: the input side (route, allocate, cross).
     pub latency_ps: u64,
-    /// Grant to the head's departure onto the output link: the output side; it delays the
-    /// packet, not the link (Merlin's hr_router output_latency).
-    #[serde(default)]
-    pub output_latency_ps: u64,
     pub arbitration: Arbitration,
     /// In-transit-priority restriction (002): the probability, per arbitration, that an
     /// injected packet may win an output only when no in-transit packet competes for it.
@@ -346,12 +341,6 @@ pub struct TrafficMatrix {
 pub enum Process {
     Bernoulli,
     Poisson,
-    /// Two-state Markov on/off: geometric bursts of `burst_length` messages on average, sent
-    /// back to back, and geometric idle periods whose mean gives the load.
-    OnOff,
-    /// On/off with Pareto-distributed bursts and idle periods of shape `pareto_alpha`: the
-    /// aggregate of many such sources is self-similar, Hurst H = (3 - alpha) / 2.
-    ParetoOnOff,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -361,12 +350,6 @@ pub enum TrafficConfig {
         pattern: Pattern,
         process: Process,
         load: f64,
-        /// Mean messages per on-period of an on/off process.
-        #[serde(default)]
-        burst_length: Option<f64>,
-        /// Shape of the Pareto on and off periods of `pareto_on_off`, in (1, 2).
-        #[serde(default)]
-        pareto_alpha: Option<f64>,
         packet_bytes: PacketSizes,
         #[serde(default)]
         hotspot_endpoints: Vec<u32>,
