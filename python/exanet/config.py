@@ -266,7 +266,16 @@ class RouterConfig(_Section):
     vc_buffer: Annotated[PositiveSizeBytes, Field(le=U32_MAX)] = Field(
         "2KiB", description="buffer of each VC of an input port, at most 4 GiB"
     )
-    latency: TimePs = Field("50ns", description="from head arrival to the earliest departure")
+    latency: TimePs = Field(
+        "50ns",
+        description="input side: from head arrival to the earliest departure (route, allocate, "
+        "cross)",
+    )
+    output_latency: TimePs = Field(
+        "0ns",
+        description="output side: from the grant to the head's departure onto the output link; "
+        "delays packets, not the link (Merlin's output_latency)",
+    )
     arbitration: Literal["round_robin", "age"] = "round_robin"
     in_transit_priority: StrictBool | Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
         0.0,
@@ -280,6 +289,7 @@ class RouterConfig(_Section):
             "vcs": self.vcs,
             "vc_buffer_bytes": self.vc_buffer,
             "latency_ps": self.latency,
+            "output_latency_ps": self.output_latency,
             "arbitration": self.arbitration,
             "in_transit_priority": float(self.in_transit_priority),
         }

@@ -15,6 +15,7 @@ MINIMAL_CORE = {
         "vcs": 2,
         "vc_buffer_bytes": 2048,
         "latency_ps": 50_000,
+        "output_latency_ps": 0,
         "arbitration": "round_robin",
         "in_transit_priority": False,
     },
@@ -41,6 +42,7 @@ MINIMAL_CORE = {
         "hotspot_endpoints": [0],
         "hotspot_fraction": 0.1,
         "matrix": None,
+        "fixed_points": "send",
     },
     "run": {
         "warmup_ps": 10_000_000,
@@ -122,6 +124,7 @@ def test_full_toml_to_core(tmp_path):
         "vcs": 4,
         "vc_buffer_bytes": 8192,
         "latency_ps": 30_000,
+        "output_latency_ps": 0,
         "arbitration": "age",
         "in_transit_priority": True,
     }
@@ -151,6 +154,7 @@ def test_full_toml_to_core(tmp_path):
         "hotspot_endpoints": [3, 5],
         "hotspot_fraction": 0.25,
         "matrix": None,
+        "fixed_points": "send",
     }
     assert core["run"] == {
         "warmup_ps": 0,

@@ -221,7 +221,12 @@ pub enum Arbitration {
 pub struct RouterConfig {
     pub vcs: u32,
     pub vc_buffer_bytes: u64,
+    /// Head arrival to the earliest departure: the input side (route, allocate, cross).
     pub latency_ps: u64,
+    /// Grant to the head's departure onto the output link: the output side; it delays the
+    /// packet, not the link (Merlin's hr_router output_latency).
+    #[serde(default)]
+    pub output_latency_ps: u64,
     pub arbitration: Arbitration,
     /// In-transit-priority restriction (002): the probability, per arbitration, that an
     /// injected packet may win an output only when no in-transit packet competes for it.

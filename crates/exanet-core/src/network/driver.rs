@@ -208,8 +208,8 @@ struct Ran {
 }
 
 impl Network {
-    /// Largest one-hop time (router latency + link latency + serialization of the largest
-    /// packet on the slowest link): the scale of the automatic deadlock timeout.
+    /// Largest one-hop time (router input and output latencies + link latency + serialization
+    /// of the largest packet on the slowest link): the scale of the automatic deadlock timeout.
     fn largest_hop_ps(&self) -> Time {
         let largest_packet = self.config.nic.mtu_bytes + self.config.nic.header_bytes;
         self.class_links
@@ -219,6 +219,7 @@ impl Network {
             .max()
             .unwrap_or(0)
             + self.router_latency_ps
+            + self.router_output_latency_ps
     }
 
     fn plan(&self, interval_s: f64, lookahead: Time) -> Plan {

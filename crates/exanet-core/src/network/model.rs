@@ -294,6 +294,8 @@ pub struct Network {
     pub(super) vc_bits: u32,
     pub(super) request_words: usize,
     pub(super) router_latency_ps: Time,
+    /// Grant to departure onto the output link (`router.output_latency`).
+    pub(super) router_output_latency_ps: Time,
     pub(super) arbitration: Arbitration,
     /// Probability that an arbitration applies the in-transit-priority restriction.
     pub(super) in_transit_priority: f64,
@@ -469,6 +471,7 @@ impl Network {
             vc_bits,
             request_words,
             router_latency_ps: config.router.latency_ps,
+            router_output_latency_ps: config.router.output_latency_ps,
             arbitration: config.router.arbitration,
             in_transit_priority: config.router.in_transit_priority,
             class_links,

@@ -245,6 +245,7 @@ impl Network {
                 vc_bits: self.vc_bits,
                 request_words: self.request_words,
                 router_latency_ps: self.router_latency_ps,
+                router_output_latency_ps: self.router_output_latency_ps,
                 arbitration: self.arbitration,
                 in_transit_priority: self.in_transit_priority,
                 class_links: self.class_links.clone(),

@@ -535,11 +535,13 @@ impl Network {
                     .output_pool
                     .credit_mut(out_block, usize::from(grant.vc)) -= bytes;
                 let packet = &mut self.packets[id];
-                packet.tail_ps = tail_out + out_link.latency_ps;
+                packet.tail_ps = tail_out + self.router_output_latency_ps + out_link.latency_ps;
                 packet.hops += 1;
                 self.send(
                     sched,
-                    now + out_link.latency_ps + self.router_latency_ps,
+                    now + self.router_output_latency_ps
+                        + out_link.latency_ps
+                        + self.router_latency_ps,
                     router,
                     down,
                     NetEvent::Arrive {
@@ -550,7 +552,7 @@ impl Network {
                 );
             }
             Peer::Endpoint(e) => sched.schedule(
-                tail_out + out_link.latency_ps,
+                tail_out + self.router_output_latency_ps + out_link.latency_ps,
                 router,
                 self.nic_entity(e),
                 NetEvent::Deliver { packet: id },

@@ -83,3 +83,21 @@ fn a_faster_link_waits_for_the_tail() {
     let expected = 7_000 + 20_000 + (slow - fast) + 35_000 + 7_000 + slow;
     assert_eq!(lone_packet_ps(&cfg, 0, 1 + 8), expected);
 }
+
+#[test]
+fn the_output_latency_delays_every_router_a_packet_passes() {
+    // Merlin-like input and output sides, 30 ns each: a packet passing x + y + 1 routers (the
+    // last one toward the endpoint) pays both at each, and its serialization once.
+    let mut cfg = config(&[8, 8], 1, 30_000, 25_000_000_000);
+    cfg.router.output_latency_ps = 30_000;
+    let analytic = |x_hops: u64, y_hops: u64| {
+        2 * 7_000
+            + (x_hops + y_hops + 1) * (30_000 + 30_000)
+            + x_hops * 20_000
+            + y_hops * 35_000
+            + 11_520
+    };
+    assert_eq!(lone_packet_ps(&cfg, 0, 0), analytic(0, 0));
+    assert_eq!(lone_packet_ps(&cfg, 0, 3 + 2 * 8), analytic(3, 2));
+    assert_eq!(lone_packet_ps(&cfg, 0, 4 + 4 * 8), analytic(4, 4));
+}
