@@ -178,13 +178,38 @@ class SyntheticTraffic(_PatternTraffic):
     """Open-loop traffic: every endpoint injects messages by a random process and pattern."""
 
     kind: Literal["synthetic"] = "synthetic"
-    process: Literal["bernoulli", "poisson"] = "bernoulli"
+    process: Literal["bernoulli", "poisson", "on_off", "pareto_on_off"] = Field(
+        "bernoulli",
+        description="injection process: bernoulli (one message per slot with probability "
+        "load), poisson, on_off (geometric bursts of back-to-back messages and geometric idle "
+        "periods) or pareto_on_off (Pareto bursts and idle periods: a self-similar aggregate)",
+    )
     load: Annotated[StrictFloat, Field(gt=0, le=1)] = Field(
-        description="offered load as a fraction of the injection bandwidth, 0 < load <= 1"
+        description="offered load as a fraction of the injection bandwidth, 0 < load <= 1 "
+        "(the long-run fraction for the on/off processes, which need load < 1)"
+    )
+    burst_length: Annotated[StrictFloat | StrictInt, Field(ge=1)] | None = Field(
+        None,
+        description="mean messages per burst of an on/off process (required with on_off and "
+        "pareto_on_off); the idle periods average burst_length (1 - load) / load slots, at "
+        "least one slot for on_off, so on_off needs burst_length >= load / (1 - load)",
+    )
+    pareto_alpha: Annotated[StrictFloat, Field(gt=1, lt=2)] | None = Field(
+        None,
+        description="shape of pareto_on_off's Pareto bursts and idle periods, in (1, 2) "
+        "(required there): Hurst parameter H = (3 - pareto_alpha) / 2",
     )
 
     def to_core(self) -> dict[str, Any]:
-        return {**self._pattern_core(), "process": self.process, "load": self.load}
+        on_off = {
+            key: float(value)
+            for key, value in (
+                ("burst_length", self.burst_length),
+                ("pareto_alpha", self.pareto_alpha),
+            )
+            if value is not None
+        }
+        return {**self._pattern_core(), "process": self.process, "load": self.load, **on_off}
 
 
 class BurstTraffic(_PatternTraffic):

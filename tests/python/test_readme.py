@@ -192,6 +192,7 @@ EXAMPLE_TITLES = {
     "jobs_mix": "2 jobs of 32 ranks on a 72-endpoint dragonfly, mean over 1 seeds",
     "li_2019_scale": "001's systems",
     "littles_law_torus": "Little's law on tori",
+    "onoff_sources": "Bursty sources at load 0.3 on a 4x4 torus",
     "routing_dragonfly": "dragonfly p=2 a=4 h=2 g=9",
     "routing_torus": "8x8 torus, 4 KiB VC buffers",
     "seed_figures": "seed figures: radix vs size, performance per dollar, injection maps",

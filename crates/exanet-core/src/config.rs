@@ -346,6 +346,12 @@ pub struct TrafficMatrix {
 pub enum Process {
     Bernoulli,
     Poisson,
+    /// Two-state Markov on/off: geometric bursts of `burst_length` messages on average, sent
+    /// back to back, and geometric idle periods whose mean gives the load.
+    OnOff,
+    /// On/off with Pareto-distributed bursts and idle periods of shape `pareto_alpha`: the
+    /// aggregate of many such sources is self-similar, Hurst H = (3 - alpha) / 2.
+    ParetoOnOff,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -355,6 +361,12 @@ pub enum TrafficConfig {
         pattern: Pattern,
         process: Process,
         load: f64,
+        /// Mean messages per on-period of an on/off process.
+        #[serde(default)]
+        burst_length: Option<f64>,
+        /// Shape of the Pareto on and off periods of `pareto_on_off`, in (1, 2).
+        #[serde(default)]
+        pareto_alpha: Option<f64>,
         packet_bytes: PacketSizes,
         #[serde(default)]
         hotspot_endpoints: Vec<u32>,

@@ -427,6 +427,7 @@ impl Network {
         let nic_limits = if config.nic.max_outstanding_packets > 0
             || config.nic.injection_cap_bytes > 0
             || burst.is_some()
+            || synthetic.as_ref().is_some_and(|s| s.keeps_burst())
         {
             vec![NicLimits::default(); endpoints]
         } else {

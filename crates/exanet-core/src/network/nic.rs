@@ -44,12 +44,8 @@ impl Network {
     /// burst source's next message is due at once while its budget lasts.
     fn advance_generation(&mut self, e: u32, due: Time) {
         let ei = e as usize;
-        let source = self
-            .synthetic
-            .as_ref()
-            .expect("only synthetic sources generate");
-        let mut next = due.saturating_add(source.next_gap(e, &mut self.nics[ei].rng, false));
-        if let Generation::Burst { .. } = source.generation {
+        let mut next = due.saturating_add(self.draw_gap(e, false));
+        if let Some(Generation::Burst { .. }) = self.synthetic.as_ref().map(|s| &s.generation) {
             self.nic_limits[ei].budget -= 1;
             if self.nic_limits[ei].budget == 0 {
                 next = NEVER;
@@ -64,6 +60,22 @@ impl Network {
             self.nics_owing_window = self.nics_owing_window.wrapping_sub(1);
         }
         self.nics[ei].next_gen = next;
+    }
+
+    /// Endpoint `e`'s gap to its next message (see `Synthetic::next_gap`); an on/off source
+    /// keeps its burst's messages left in `NicLimits::budget`.
+    fn draw_gap(&mut self, e: u32, first: bool) -> Time {
+        let ei = e as usize;
+        let source = self
+            .synthetic
+            .as_ref()
+            .expect("only synthetic sources generate");
+        let mut unused = 0;
+        let burst_left = match self.nic_limits.get_mut(ei) {
+            Some(limits) => &mut limits.budget,
+            None => &mut unused,
+        };
+        source.next_gap(e, &mut self.nics[ei].rng, burst_left, first)
     }
 
     /// Starts the workload: every synthetic source's first message time (and a wake for it),
@@ -86,7 +98,7 @@ impl Network {
             if let Some(budget) = budget {
                 self.nic_limits[ei].budget = budget;
             }
-            let first = source.next_gap(e, &mut self.nics[ei].rng, true);
+            let first = self.draw_gap(e, true);
             if first < self.generation_end {
                 self.nics[ei].next_gen = first;
                 if first < self.stats.window_end {

@@ -289,7 +289,7 @@ pub(super) const NO_TOKEN: u32 = u32::MAX;
 pub(super) struct NicLimits {
     /// Packets in the network not yet acknowledged (the injection throttle).
     pub outstanding: u32,
-    /// Messages left in the current burst.
+    /// Messages left in the current burst (burst traffic) or on-period (an on/off source).
     pub budget: u32,
     /// The injection cap's current window (its index) and the wire bytes started in it.
     pub cap_window: u64,
