@@ -190,6 +190,7 @@ EXAMPLE_TITLES = {
     "bursts_ipr": "8x8 torus, DOR: 2 bursts of 50 packets",
     "collective_auto": "allreduce over 16 ranks on a 4x4 torus",
     "jobs_mix": "2 jobs of 32 ranks on a 72-endpoint dragonfly, mean over 1 seeds",
+    "izu_2004": "Table 1, 8x8 torus, applied load 1",
     "li_2019_scale": "001's systems",
     "littles_law_torus": "Little's law on tori",
     "onoff_sources": "Bursty sources at load 0.3 on a 4x4 torus",
