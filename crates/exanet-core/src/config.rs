@@ -26,6 +26,9 @@ pub struct Config {
     /// Workers of the parallel engine (1: sequential). Results do not depend on it.
     #[serde(default = "one_thread")]
     pub threads: u32,
+    /// The part (worker) of every router for the parallel engine; empty: the default partition.
+    #[serde(default)]
+    pub partition: Vec<u32>,
     /// A hash of the config's JSON (key order and spacing aside), by which the processes of
     /// a run across processes check that they were all given the same config.
     #[serde(skip)]

@@ -63,14 +63,15 @@ pub fn describe(config: &Config) -> Result<Description, ConfigError> {
     })
 }
 
-/// The default partition of a configuration's network into `parts` for the parallel engine:
+/// The partition of a configuration's network into `parts` for the parallel engine (its
+/// `partition` when given, else the default one):
 /// its balance, cut links and lookahead (the smallest latency of a cut link, from the link
 /// classes' parameters).
 pub fn partition(config: &Config, parts: u32) -> Result<parallel::PartitionReport, ConfigError> {
     let topo = topology::build(&config.topology)?;
     let t = topo.as_ref();
     let names = t.link_class_names();
-    let split = parallel::partition(t, parts)?;
+    let split = parallel::partition_or_given(t, parts, &config.partition)?;
     Ok(parallel::report(t, &split, |r, p| {
         let name = &names[t.link_class(r, p) as usize];
         config

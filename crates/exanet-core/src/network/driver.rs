@@ -455,9 +455,10 @@ impl Network {
         Ok(self.results(end.time, drained, &engine, source_queue_packets))
     }
 
-    /// The default partition into `parts` and the lookahead it allows.
+    /// The partition into `parts` (the config's, or the default one) and the lookahead it allows.
     fn split(&self, parts: u32) -> Result<(Partition, Time), SimError> {
-        let split = parallel::partition(self.topology.as_ref(), parts)?;
+        let split =
+            parallel::partition_or_given(self.topology.as_ref(), parts, &self.config.partition)?;
         let cut = parallel::report(self.topology.as_ref(), &split, |r, p| {
             self.port_link(self.port_index(r, p)).latency_ps
         });

@@ -7,6 +7,6 @@ mod shared;
 pub mod transport;
 
 pub use fabric::{Fabric, Solo, Threads};
-pub use partition::{partition, report, Partition, PartitionReport};
+pub use partition::{partition, partition_or_given, report, Partition, PartitionReport};
 pub use shared::SharedArray;
 pub use transport::{Loopback, Ranks, Transport, TransportError};

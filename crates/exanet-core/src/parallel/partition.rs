@@ -9,7 +9,9 @@
 //! - `groups`: families with groups (dragonflies, Slim Fly, Fishnets, fat-tree pods), whole
 //!   groups per part, filled in group order to an equal share of endpoints;
 //! - `bfs`: any topology, routers in breadth-first order from router 0 cut into consecutive
-//!   runs of an equal share of endpoints.
+//!   runs of an equal share of endpoints;
+//! - `given`: the config's own `partition` (one part per router), e.g. from KaHIP
+//!   (docs/parallel.md).
 
 use std::collections::VecDeque;
 
@@ -106,6 +108,56 @@ pub fn partition(topology: &dyn Topology, parts: u32) -> Result<Partition, Confi
         parts,
         method: "bfs",
         part_of: fill_in_order(topology, &order, parts, |r| r),
+    })
+}
+
+/// The config's `partition` (one part per router) when it is given, else the default
+/// [`partition`].
+pub fn partition_or_given(
+    topology: &dyn Topology,
+    parts: u32,
+    given: &[u32],
+) -> Result<Partition, ConfigError> {
+    if given.is_empty() {
+        return partition(topology, parts);
+    }
+    let routers = topology.num_routers();
+    if parts == 0 || parts > routers {
+        return Err(ConfigError::new(
+            "threads",
+            parts.to_string(),
+            format!("between 1 and the number of routers, {routers}"),
+        ));
+    }
+    if given.len() != routers as usize {
+        return Err(ConfigError::new(
+            "partition",
+            format!("{} entries", given.len()),
+            format!("one part per router: {routers} entries"),
+        ));
+    }
+    let mut routers_in = vec![0u32; parts as usize];
+    for (r, &p) in given.iter().enumerate() {
+        if p >= parts {
+            return Err(ConfigError::new(
+                &format!("partition[{r}]"),
+                p.to_string(),
+                format!("a part from 0 to {} (one part per worker)", parts - 1),
+            ));
+        }
+        routers_in[p as usize] += 1;
+    }
+    if let Some(empty) = routers_in.iter().position(|&n| n == 0) {
+        return Err(ConfigError::new(
+            "partition",
+            format!("no router in part {empty}"),
+            format!("at least one router in every part from 0 to {}", parts - 1),
+        ));
+    }
+    Ok(Partition {
+        parts,
+        method: "given",
+        part_of: given.to_vec(),
     })
 }
 
@@ -258,6 +310,38 @@ mod tests {
         let p = partition(t, parts).unwrap();
         let r = report(t, &p, |_, _| 20_000);
         (p, r)
+    }
+
+    #[test]
+    fn a_given_partition_is_used_as_given_and_checked() {
+        let t = build(r#"{"kind": "torus", "dims": [4], "concentration": 1}"#);
+        let p = partition_or_given(t.as_ref(), 2, &[0, 1, 1, 0]).unwrap();
+        assert_eq!((p.method, p.part_of), ("given", vec![0, 1, 1, 0]));
+        assert_eq!(
+            report(
+                t.as_ref(),
+                &partition_or_given(t.as_ref(), 2, &[0, 1, 1, 0]).unwrap(),
+                |_, _| 1
+            )
+            .cut_links,
+            2
+        );
+        assert_eq!(
+            partition_or_given(t.as_ref(), 2, &[]).unwrap().method,
+            "slabs"
+        );
+        let err = partition_or_given(t.as_ref(), 2, &[0, 1, 1]).unwrap_err();
+        assert_eq!(
+            (err.key.as_str(), err.value.as_str()),
+            ("partition", "3 entries")
+        );
+        let err = partition_or_given(t.as_ref(), 2, &[0, 1, 2, 0]).unwrap_err();
+        assert_eq!(
+            (err.key.as_str(), err.value.as_str()),
+            ("partition[2]", "2")
+        );
+        let err = partition_or_given(t.as_ref(), 3, &[0, 1, 1, 0]).unwrap_err();
+        assert_eq!(err.value, "no router in part 2");
     }
 
     #[test]
