@@ -42,9 +42,10 @@ def partition(config: ConfigSource, parts: int) -> dict[str, Any]:
     """How the parallel engine would split the network of `config` into `parts`: the method
     (slabs, blocks, groups or bfs), routers_per_part, endpoints_per_part, cut_links and lookahead_ps
     (the smallest latency of a cut link: the width of the synchronous windows; None when
-    nothing is cut). Raises ConfigError."""
+    nothing is cut); with `partitioner = "kahip"`, KaHIP's partition (method given). Raises
+    ConfigError."""
     parts = _count("parts", parts, 1)
-    core = load(config).to_core()
+    core = load(config).model_copy(update={"threads": parts}).to_core()
     config_json = json.dumps(core)
     with core_errors(core):
         return _core.partition(config_json, parts)

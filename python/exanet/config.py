@@ -11,6 +11,7 @@ import copy
 import os
 import re
 import tomllib
+import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Annotated, Any, ClassVar, Literal
@@ -88,8 +89,8 @@ class MinimalRouting(_Section):
     routes climb then descend, every hop may take every VC (router.vcs >= 1), on dragonflies and
     Fishnets a VC block per global link taken, on other graphs hop i travels on VC i
     (router.vcs >= the diameter; docs/routing.md). On a torus or mesh,
-    escape = dor or bubble instead keeps adaptive VCs plus an escape sub-network
-    (docs/routing.md)."""
+    escape = dor or bubble instead keeps adaptive VCs plus an escape sub-network, and so does
+    escape = bubble on a midimew (docs/routing.md)."""
 
     kind: Literal["minimal"] = "minimal"
     selection: Literal["adaptive", "random", "destination"] = Field(
@@ -102,7 +103,7 @@ class MinimalRouting(_Section):
         description="deadlock avoidance: none (VC classes by the shape of the routes, any "
         "topology), dor "
         "(torus/mesh: Duato's escape sub-network of dimension-order routing on VCs 0-1), "
-        "bubble (torus: one escape VC under bubble flow control)",
+        "bubble (torus, midimew: one escape VC under bubble flow control)",
     )
 
     threshold: float = Field(
@@ -518,6 +519,12 @@ class Config(_Section):
         description="workers of the parallel engine (1: sequential); the results are the "
         "same for any number (docs/parallel.md)",
     )
+    partitioner: Literal["exanet", "kahip"] = Field(
+        "exanet",
+        description="who splits the routers among the threads: exanet (slabs, groups or "
+        "breadth-first runs) or kahip (fewer cut links on graphs without a regular shape; needs "
+        "the partition extra, else exanet's is used with a warning; docs/parallel.md)",
+    )
 
     def __init__(self, /, **data: Any) -> None:
         with _config_errors(data):
@@ -569,7 +576,7 @@ class Config(_Section):
     def to_core(self) -> dict[str, Any]:
         """The config in core units, as the JSON document `exanet._core` takes."""
         topology = self.topology.to_core()
-        return {
+        core = {
             "seed": self.seed,
             "topology": topology,
             "routing": self.routing.to_core(),
@@ -581,6 +588,30 @@ class Config(_Section):
             "record": self.record.to_core(),
             "threads": self.threads,
         }
+        partition = self._partition()
+        if partition:
+            core["partition"] = partition
+        return core
+
+    def _partition(self) -> list[int]:
+        """The part of every router for `partitioner = "kahip"` with threads > 1; empty (the
+        core's default partition) otherwise, or when KaHIP is not installed (with a warning)."""
+        if self.partitioner == "exanet" or self.threads == 1:
+            return []
+        from exanet import partitioning
+        from exanet.structure import TopologyInfo
+
+        if not partitioning.available():
+            warnings.warn(
+                f"partitioner = 'kahip' but KaHIP is not installed ({partitioning.INSTALL_HINT}): "
+                "exanet's own partition is used",
+                stacklevel=3,
+            )
+            return []
+        graph = TopologyInfo(self.topology).router_graph()
+        if self.threads > graph.routers:
+            return []  # the core reports the thread count that cannot be
+        return partitioning.parallel_partition(graph, self.threads, self.seed)
 
 
 def _topology_kind(topology: Any) -> str | None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, ValidationError
 
-from exanet import _core
+from exanet import _core, partitioning
 from exanet._validation import format_value, to_config_error
 from exanet.config import LinksConfig, _Section, read_config_toml
 from exanet.errors import ConfigError, core_errors
@@ -86,6 +86,8 @@ DESCRIBE_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "bisection_links",
             "bisection_method",
             "bisection_partitioner_links",
+            "bisection_kahip_links",
+            "bisection_partitioner",
             "bisection_gbytes_per_s",
         ),
     ),
@@ -175,7 +177,9 @@ class TopologyInfo:
         routers and sampled from `samples` random routers beyond, unless the family has a
         closed form; minimal paths are counted from `path_sources` routers; without a closed
         form the bisection comes from a graph partitioner (best of `restarts` runs, up to
-        `partition_limit` routers), an upper bound on the minimum. `bisection_gbytes_per_s` is
+        `partition_limit` routers), an upper bound on the minimum: exanet's own, and KaHIP's
+        when the partition extra is installed (`bisection_kahip_links`), the smaller kept and
+        named in `bisection_partitioner`. `bisection_gbytes_per_s` is
         bisection_links x the config's default link bandwidth, per direction. `cost` (default
         `exanet.cost.CostModel()`) prices the links and routers: `cost`, `cost_optical_links`,
         `cost_copper_links`. Raises ConfigError for a topology that cannot exist.
@@ -192,9 +196,12 @@ class TopologyInfo:
             limit = 2**64 if name == "seed" else 2**32
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < limit:
                 raise ConfigError(name, format_value(value), f"an integer from 0 to {limit - 1}")
-        info = self._describe_core(options)
+        with_library = partition_limit > 0 and partitioning.available()
+        info = self._describe_core({**options, "with_edges": with_library})
+        graph = self._router_graph(info) if with_library else None
         info.pop("edges", None)
         info.pop("router_groups", None)
+        info.update(_library_bisection(info, graph, restarts, seed))
         bisection = info.get("bisection_links")
         bandwidth = self.links.bandwidth / 1e9
         info["bisection_gbytes_per_s"] = None if bisection is None else bisection * bandwidth
@@ -298,6 +305,32 @@ class TopologyInfo:
             layout = "tree"
         heading = title or _title(self, quick)
         return _render(graph, Path(path), layout, dims, heading, dpi, size_inches)
+
+
+def _library_bisection(
+    info: Mapping[str, Any], graph: RouterGraph | None, runs: int, seed: int
+) -> dict[str, Any]:
+    """KaHIP's bisection beside exanet's own (`graph` is None without KaHIP): its cut in
+    `bisection_kahip_links` and, when no closed form exists, the smaller of the two in
+    `bisection_links` with its partitioner named in `bisection_partitioner` (exanet's on a tie).
+    KaHIP runs only where exanet's partitioner ran and the endpoints of every router are known
+    (they balance the halves)."""
+    own = info["bisection_partitioner_links"]
+    if own is None:
+        return {"bisection_kahip_links": None, "bisection_partitioner": None}
+    named = info["bisection_method"] == "partitioner"
+    if graph is None:
+        fallback = f"exanet (kahip not installed: {partitioning.INSTALL_HINT})"
+        return {"bisection_kahip_links": None, "bisection_partitioner": fallback if named else None}
+    known = sum(graph.endpoints) == info["endpoints"]
+    found = partitioning.bisection(graph, runs, seed) if known else None
+    result: dict[str, Any] = {
+        "bisection_kahip_links": None if found is None else found[0],
+        "bisection_partitioner": "exanet" if named else None,
+    }
+    if named and found is not None and found[0] < own:
+        result.update(bisection_links=found[0], bisection_partitioner=partitioning.LIBRARY)
+    return result
 
 
 def _grid_positions(routers: int, dims: Sequence[int]) -> list[tuple[float, float]]:
