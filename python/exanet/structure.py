@@ -196,11 +196,10 @@ class TopologyInfo:
             limit = 2**64 if name == "seed" else 2**32
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < limit:
                 raise ConfigError(name, format_value(value), f"an integer from 0 to {limit - 1}")
-        with_library = partition_limit > 0 and partitioning.available()
-        info = self._describe_core({**options, "with_edges": with_library})
-        graph = self._router_graph(info) if with_library else None
-        info.pop("edges", None)
-        info.pop("router_groups", None)
+        info = self._describe_core(options)
+        # Exanet's partitioner ran (up to partition_limit routers): KaHIP gets the same graph.
+        ran = info["bisection_partitioner_links"] is not None
+        graph = self.router_graph() if ran and partitioning.available() else None
         info.update(_library_bisection(info, graph, restarts, seed))
         bisection = info.get("bisection_links")
         bandwidth = self.links.bandwidth / 1e9
