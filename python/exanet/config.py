@@ -89,8 +89,8 @@ class MinimalRouting(_Section):
     routes climb then descend, every hop may take every VC (router.vcs >= 1), on dragonflies and
     Fishnets a VC block per global link taken, on other graphs hop i travels on VC i
     (router.vcs >= the diameter; docs/routing.md). On a torus or mesh,
-    escape = dor or bubble instead keeps adaptive VCs plus an escape sub-network
-    (docs/routing.md)."""
+    escape = dor or bubble instead keeps adaptive VCs plus an escape sub-network, and so does
+    escape = bubble on a midimew (docs/routing.md)."""
 
     kind: Literal["minimal"] = "minimal"
     selection: Literal["adaptive", "random", "destination"] = Field(
@@ -103,7 +103,7 @@ class MinimalRouting(_Section):
         description="deadlock avoidance: none (VC classes by the shape of the routes, any "
         "topology), dor "
         "(torus/mesh: Duato's escape sub-network of dimension-order routing on VCs 0-1), "
-        "bubble (torus: one escape VC under bubble flow control)",
+        "bubble (torus, midimew: one escape VC under bubble flow control)",
     )
 
     threshold: float = Field(

@@ -105,6 +105,24 @@ class MeshTopology(_GridTopology):
     kind: Literal["mesh"]
 
 
+class MidimewTopology(_Model):
+    """Midimew (Beivide et al.): the circulant graph of `nodes` routers in which router i links
+    to i +- b and i +- (b - 1) mod nodes, b = ceil(sqrt(nodes / 2)): the least diameter of any
+    degree-4 (2-D) network of that size."""
+
+    kind: Literal["midimew"]
+    nodes: Annotated[StrictInt, Field(ge=5, le=U32_MAX)] = Field(
+        description="routers, >= 5, e.g. 1024"
+    )
+    concentration: PositiveU32 = Field(1, description="endpoints attached to each router")
+
+    def router_ports(self) -> dict[str, int]:
+        return {"nodes": 4, "concentration": self.concentration}
+
+    def to_core(self) -> dict[str, Any]:
+        return {"kind": "midimew", "nodes": self.nodes, "concentration": self.concentration}
+
+
 def express_links_per_router(k: int, gap: int) -> int:
     """Links of the widest router along one dimension of an express mesh: positions 1 + gap,
     1 + 2 gap, ... away are linked, and position 1 reaches the most (1 behind it, the rest
@@ -868,6 +886,7 @@ class FishnetLiteTopology(_FishnetBase):
 TOPOLOGY_MODELS: tuple[type[_Model], ...] = (
     TorusTopology,
     MeshTopology,
+    MidimewTopology,
     FatTreeTopology,
     DragonflyTopology,
     DragonflyRcTopology,
@@ -890,6 +909,7 @@ TOPOLOGY_KINDS: tuple[str, ...] = tuple(
 AnyTopology = (
     TorusTopology
     | MeshTopology
+    | MidimewTopology
     | FatTreeTopology
     | DragonflyTopology
     | DragonflyRcTopology
@@ -930,6 +950,7 @@ LINK_CLASSES: dict[str, str] = {
     "torus": "dim0, dim1, ... (one per dimension)",
     "mesh": "dim0, dim1, ... (one per dimension)",
     "express_mesh": "dim0, dim1, ... (one per dimension)",
+    "midimew": "dim0 (jumps of b), dim1 (jumps of b - 1)",
     "fat_tree": "level1 (leaf to level 2), level2, level3 (one per level above the leaves)",
     "dragonfly": "local, global",
     "dragonfly_rc": "local, global",

@@ -193,6 +193,7 @@ EXAMPLE_TITLES = {
     "izu_2004": "Table 1, 8x8 torus, applied load 1",
     "li_2019_scale": "001's systems",
     "littles_law_torus": "Little's law on tori",
+    "midimew_torus": "8x8 torus vs midimew of 64 nodes",
     "onoff_sources": "Bursty sources at load 0.3 on a 4x4 torus",
     "routing_dragonfly": "dragonfly p=2 a=4 h=2 g=9",
     "routing_torus": "8x8 torus, 4 KiB VC buffers",

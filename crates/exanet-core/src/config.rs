@@ -50,6 +50,10 @@ pub enum TopologyConfig {
         dims: Vec<u32>,
         concentration: u32,
     },
+    Midimew {
+        nodes: u32,
+        concentration: u32,
+    },
     FatTree {
         levels: u32,
         radix: u32,

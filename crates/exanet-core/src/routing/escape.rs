@@ -43,8 +43,8 @@ impl EscapeAdaptive {
             ConfigError::new(
                 "routing.escape",
                 what,
-                "a torus or mesh (escape sub-networks use dimension-order routing); elsewhere \
-                 use escape = \"none\" (VC i carries hop i)",
+                "a torus or mesh (escape sub-networks use dimension-order routing) or a midimew \
+                 (escape = \"bubble\"); elsewhere use escape = \"none\" (VC i carries hop i)",
             )
         })?;
         let (escape_vcs, reason): (u32, &str) = match escape {

@@ -5,10 +5,12 @@ pub mod cdg;
 pub mod distance;
 mod dor;
 mod escape;
+mod midimew;
 pub mod schemes;
 
 pub use dor::DimensionOrder;
 pub use escape::EscapeAdaptive;
+pub use midimew::MidimewAdaptive;
 use schemes::{DimensionOrderOnLines, FishnetAdaptive, Minimal, Par, Source, Ugal, Valiant};
 
 use crate::config::{Escape, RoutingConfig, Selection};
@@ -288,9 +290,14 @@ pub fn build(
                      VCs when the adaptive ones are full)",
                 ));
             }
-            Ok(Box::new(EscapeAdaptive::new(
-                topology, vcs, *escape, threshold,
-            )?))
+            match topology.midimew() {
+                Some(midimew) => Ok(Box::new(MidimewAdaptive::new(
+                    midimew, vcs, *escape, threshold,
+                )?)),
+                None => Ok(Box::new(EscapeAdaptive::new(
+                    topology, vcs, *escape, threshold,
+                )?)),
+            }
         }
         RoutingConfig::Minimal { selection, .. } => schemes::build(
             topology,

@@ -7,6 +7,7 @@ mod express_mesh;
 mod fat_tree;
 pub mod field;
 pub mod graphs;
+mod midimew;
 mod port_graph;
 mod torus;
 
@@ -14,6 +15,7 @@ pub use dragonfly::{dragonfly, Arrangement, DragonflyParams, GroupShape};
 pub use express_mesh::express_mesh;
 pub(crate) use express_mesh::line_distances_from;
 pub use fat_tree::{fat_tree, FatTreeParams};
+pub use midimew::Midimew;
 pub use port_graph::{Layout, PortGraph};
 pub use torus::Torus;
 
@@ -77,6 +79,10 @@ pub trait Topology: Send + Sync {
     fn coordinates(&self) -> Option<&Torus> {
         None
     }
+    /// The midimew, for routing on its records (`routing.escape = "bubble"`).
+    fn midimew(&self) -> Option<&Midimew> {
+        None
+    }
     /// The structure routing computes distances from instead of an all-pairs table.
     fn shape(&self) -> Shape {
         Shape::Graph
@@ -113,6 +119,10 @@ pub fn build(config: &TopologyConfig) -> Result<Box<dyn Topology>, ConfigError> 
             dims,
             concentration,
         } => Ok(Box::new(Torus::new(dims, *concentration, false)?)),
+        TopologyConfig::Midimew {
+            nodes,
+            concentration,
+        } => Ok(Box::new(Midimew::new(*nodes, *concentration)?)),
         TopologyConfig::FatTree {
             levels,
             radix,

@@ -337,6 +337,8 @@ impl Paths {
             };
             let torus_hint = if topology.coordinates().is_some() {
                 "; on a torus or mesh, routing.escape = \"dor\" or \"bubble\" needs 2-3 VCs"
+            } else if topology.midimew().is_some() {
+                "; on a midimew, routing.escape = \"bubble\" needs 2 VCs"
             } else {
                 ""
             };
