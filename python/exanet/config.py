@@ -69,7 +69,7 @@ from exanet.workloads import SyntheticTraffic as SyntheticTraffic  # re-exported
 
 
 class DorRouting(_Section):
-    """Dimension-order routing (dateline virtual channels on tori)."""
+    """Dimension-order routing (two VC classes on tori: dateline or digit-compare lanes)."""
 
     kind: Literal["dor"] = "dor"
     allow_unsafe: StrictBool = Field(
@@ -77,9 +77,17 @@ class DorRouting(_Section):
         description="accept deadlock-prone configurations (e.g. a torus with 1 VC) to exercise "
         "the deadlock watchdog",
     )
+    vc_rule: Literal["dateline", "digit_compare"] = Field(
+        "dateline",
+        description="how a torus hop picks its VC class: dateline (class 0 until the packet "
+        "takes the dimension's wrap-around link, class 1 from it on) or digit_compare (class 1 "
+        "when the destination's coordinate in the hop's dimension is greater than the current "
+        "router's, else class 0: the e-cube lanes of Liu et al.'s ROSS torus model); both are "
+        "deadlock-free with 2 VCs (docs/routing.md)",
+    )
 
     def to_core(self) -> dict[str, Any]:
-        return {"kind": self.kind, "allow_unsafe": self.allow_unsafe}
+        return {"kind": self.kind, "allow_unsafe": self.allow_unsafe, "vc_rule": self.vc_rule}
 
 
 class MinimalRouting(_Section):

@@ -10,7 +10,7 @@ MINIMAL = {"topology": {"kind": "torus", "dims": [8, 8]}, "traffic": {"load": 0.
 MINIMAL_CORE = {
     "seed": 1,
     "topology": {"kind": "torus", "dims": [8, 8], "concentration": 1},
-    "routing": {"kind": "dor", "allow_unsafe": False},
+    "routing": {"kind": "dor", "allow_unsafe": False, "vc_rule": "dateline"},
     "router": {
         "vcs": 2,
         "vc_buffer_bytes": 2048,
@@ -119,7 +119,7 @@ def test_full_toml_to_core(tmp_path):
     core = Config.from_toml(path).to_core()
     assert core["seed"] == 7
     assert core["topology"] == {"kind": "mesh", "dims": [4, 6, 2], "concentration": 2}
-    assert core["routing"] == {"kind": "dor", "allow_unsafe": True}
+    assert core["routing"] == {"kind": "dor", "allow_unsafe": True, "vc_rule": "dateline"}
     assert core["router"] == {
         "vcs": 4,
         "vc_buffer_bytes": 8192,

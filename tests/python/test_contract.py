@@ -386,7 +386,11 @@ TIMES = st.sampled_from(["1ps", "500ps", "20ns", "1.5us", "18446744.073709551615
 SIZES = st.sampled_from(["1B", "64B", "256B", "4KiB", "64KiB"])
 BANDWIDTHS = st.sampled_from(["1B/s", "200Gb/s", "25GB/s", "18446744073709551615B/s"])
 ROUTINGS = st.one_of(
-    table({"kind": "dor"}, allow_unsafe=st.booleans()),
+    table(
+        {"kind": "dor"},
+        allow_unsafe=st.booleans(),
+        vc_rule=st.sampled_from(["dateline", "digit_compare"]),
+    ),
     table(
         {"kind": "minimal"},
         selection=st.sampled_from(["adaptive", "random", "destination"]),

@@ -391,7 +391,11 @@ def test_default_routing_is_dor_on_grids_and_minimal_elsewhere():
     torus = Config.from_dict(
         {"topology": {"kind": "torus", "dims": [4, 4]}, "traffic": {"load": 0.1}}
     )
-    assert torus.to_core()["routing"] == {"kind": "dor", "allow_unsafe": False}
+    assert torus.to_core()["routing"] == {
+        "kind": "dor",
+        "allow_unsafe": False,
+        "vc_rule": "dateline",
+    }
     dragonfly = Config.from_dict(
         {"topology": {"kind": "dragonfly", "a": 4, "h": 2}, "traffic": {"load": 0.1}}
     )
@@ -409,7 +413,11 @@ def test_default_routing_is_dor_on_grids_and_minimal_elsewhere():
             "traffic": {"load": 0.1},
         }
     )
-    assert unsafe.to_core()["routing"] == {"kind": "dor", "allow_unsafe": True}
+    assert unsafe.to_core()["routing"] == {
+        "kind": "dor",
+        "allow_unsafe": True,
+        "vc_rule": "dateline",
+    }
     explicit = Config.from_dict(
         {
             "topology": {"kind": "torus", "dims": [4, 4]},

@@ -141,6 +141,9 @@ pub struct CustomGraph {
 pub enum RoutingConfig {
     Dor {
         allow_unsafe: bool,
+        /// How a torus hop picks its VC class (docs/routing.md).
+        #[serde(default)]
+        vc_rule: VcRule,
     },
     Minimal {
         #[serde(default)]
@@ -199,6 +202,18 @@ pub enum Selection {
     /// One port by the destination (D-mod-k on a fat-tree: deterministic, spreads
     /// destinations over the up-ports).
     Destination,
+}
+
+/// How dimension-order routing on a torus picks the VC class of a hop (docs/routing.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VcRule {
+    /// Class 0 until the packet takes the dimension's wrap-around link, class 1 from it on.
+    #[default]
+    Dateline,
+    /// Class 1 when the destination's coordinate in the hop's dimension is greater than the
+    /// current router's, else class 0: the e-cube virtual lanes of Liu et al.'s ROSS torus model.
+    DigitCompare,
 }
 
 /// How minimal adaptive routing on a torus or mesh stays deadlock-free.

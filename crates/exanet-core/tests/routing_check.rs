@@ -47,6 +47,63 @@ fn dimension_order_needs_two_vcs_on_a_torus_but_one_on_a_mesh() {
     }
 }
 
+#[test]
+fn digit_compare_lanes_are_acyclic_on_tori_of_2_to_8_routers_per_ring_in_1_to_3_dimensions() {
+    for n in 1..=3usize {
+        for k in 2..=8u32 {
+            let config = with(&[
+                ("topology.dims", json!(vec![k; n])),
+                (
+                    "routing",
+                    json!({"kind": "dor", "allow_unsafe": false, "vc_rule": "digit_compare"}),
+                ),
+            ]);
+            let check = check_routing(&config, None, 64).unwrap();
+            assert!(check.acyclic, "{k}-ary {n}-cube: {:?}", check.cycle);
+            assert!(check.exhaustive);
+            assert_eq!(check.pairs, u64::from(k.pow(n as u32)).pow(2));
+        }
+    }
+    // One lane is the ring's cycle again, as with datelines.
+    let one_lane = with(&[
+        ("topology.dims", json!([6, 6])),
+        ("router.vcs", json!(1)),
+        (
+            "routing",
+            json!({"kind": "dor", "allow_unsafe": true, "vc_rule": "digit_compare"}),
+        ),
+    ]);
+    assert!(!check_routing(&one_lane, None, 64).unwrap().acyclic);
+    let refused = with(&[
+        ("topology.dims", json!([6, 6])),
+        ("router.vcs", json!(1)),
+        (
+            "routing",
+            json!({"kind": "dor", "allow_unsafe": false, "vc_rule": "digit_compare"}),
+        ),
+    ]);
+    assert_eq!(
+        check_routing(&refused, None, 64).unwrap_err().key,
+        "router.vcs"
+    );
+    // Off a torus or mesh DOR has no two lanes to choose from.
+    let express = with(&[
+        (
+            "topology",
+            json!({"kind": "express_mesh", "dims": [4, 4], "gap": 1, "concentration": 1}),
+        ),
+        (
+            "routing",
+            json!({"kind": "dor", "allow_unsafe": false, "vc_rule": "digit_compare"}),
+        ),
+    ]);
+    let err = check_routing(&express, None, 64).unwrap_err();
+    assert_eq!(
+        (err.key.as_str(), err.value.as_str()),
+        ("routing.vc_rule", "\"digit_compare\"")
+    );
+}
+
 /// The fewest VCs a config's routing accepts (it refuses fewer, naming the number).
 fn fewest_vcs(topology: &serde_json::Value, routing: &serde_json::Value) -> u32 {
     (1..=16)

@@ -101,3 +101,23 @@ fn the_output_latency_delays_every_router_a_packet_passes() {
     assert_eq!(lone_packet_ps(&cfg, 0, 3 + 2 * 8), analytic(3, 2));
     assert_eq!(lone_packet_ps(&cfg, 0, 4 + 4 * 8), analytic(4, 4));
 }
+
+#[test]
+fn digit_compare_lanes_take_the_dateline_routes_and_times() {
+    use crate::config::{RoutingConfig, VcRule};
+    let dateline = config(&[8, 8], 1, 50_000, 25_000_000_000);
+    let mut digit = dateline.clone();
+    digit.routing = RoutingConfig::Dor {
+        allow_unsafe: false,
+        vc_rule: VcRule::DigitCompare,
+    };
+    for src in [0, 9, 27, 63] {
+        for dst in 0..64 {
+            assert_eq!(
+                lone_packet_ps(&digit, src, dst),
+                lone_packet_ps(&dateline, src, dst),
+                "{src}->{dst}"
+            );
+        }
+    }
+}

@@ -4,10 +4,19 @@
 //! link (the dateline) of that dimension, and goes back to class 0 when it turns into the next
 //! dimension. Minimal routes cross a dateline at most once per dimension, so neither class
 //! closes a cycle. A mesh has no wrap-around links and needs one VC.
+//!
+//! `VcRule::DigitCompare` picks the class per hop from the addresses alone (Liu et al.'s
+//! e-cube lanes): class 1 when the destination's coordinate in the hop's dimension is greater
+//! than the current router's, else class 0. Routes that never wrap keep one class (class 1 up,
+//! class 0 down); one that wraps changes class once, on the hop after the wrap-around link (up:
+//! class 0 up to and over the wrap link, then class 1; down: class 1 up to and over it, then
+//! class 0). So in each class the channels of one direction of a ring that routes use form a
+//! path ending at the wrap link or short of it, and neither class closes a cycle.
 
 #[cfg(test)]
 use super::RouteState;
 use super::{Candidate, Candidates, RouteQuery, RoutingFunction};
+use crate::config::VcRule;
 use crate::error::ConfigError;
 use crate::topology::{Topology, Torus};
 
@@ -16,10 +25,17 @@ pub struct DimensionOrder {
     torus: Torus,
     /// VC sets of the two dateline classes (equal when only one VC exists).
     class_masks: [u32; 2],
+    /// How a hop picks its class.
+    vc_rule: VcRule,
 }
 
 impl DimensionOrder {
-    pub fn new(topology: &dyn Topology, vcs: u32, allow_unsafe: bool) -> Result<Self, ConfigError> {
+    pub fn new(
+        topology: &dyn Topology,
+        vcs: u32,
+        allow_unsafe: bool,
+        vc_rule: VcRule,
+    ) -> Result<Self, ConfigError> {
         let torus = topology.coordinates().ok_or_else(|| {
             ConfigError::new(
                 "routing.kind",
@@ -46,13 +62,36 @@ impl DimensionOrder {
                  to simulate the deadlock on purpose",
             ));
         }
-        Ok(Self::with_classes(torus.clone(), class_masks))
+        Ok(DimensionOrder {
+            torus: torus.clone(),
+            class_masks,
+            vc_rule,
+        })
     }
 
     /// Dimension-order routing on the given VC sets of the two dateline classes (equal on a
     /// mesh): the escape sub-network of adaptive routing uses a few of the VCs.
     pub fn with_classes(torus: Torus, class_masks: [u32; 2]) -> Self {
-        DimensionOrder { torus, class_masks }
+        DimensionOrder {
+            torus,
+            class_masks,
+            vc_rule: VcRule::Dateline,
+        }
+    }
+
+    /// The class of a hop in `dim` from coordinate `c` toward `t` (c != t).
+    fn class(&self, q: &RouteQuery, dim: usize, k: u32, c: u32, t: u32, up: bool) -> usize {
+        match self.vc_rule {
+            VcRule::Dateline => {
+                let crosses_dateline = self.torus.wraps() && if up { c == k - 1 } else { c == 0 };
+                let same_dimension = !q.injected && q.in_port / 2 == dim as u16;
+                let was_class1 = same_dimension
+                    && self.class_masks[1] & (1 << q.in_vc) != 0
+                    && self.class_masks[0] & (1 << q.in_vc) == 0;
+                usize::from(crosses_dateline || was_class1)
+            }
+            VcRule::DigitCompare => usize::from(t > c),
+        }
     }
 
     /// The output direction in `dim` from coordinate `c` to `t` (c != t): true for up.
@@ -86,12 +125,7 @@ impl RoutingFunction for DimensionOrder {
             }
             let up = self.goes_up(k, c, t);
             let port = 2 * dim as u16 + u16::from(!up);
-            let crosses_dateline = self.torus.wraps() && if up { c == k - 1 } else { c == 0 };
-            let same_dimension = !q.injected && q.in_port / 2 == dim as u16;
-            let was_class1 = same_dimension
-                && self.class_masks[1] & (1 << q.in_vc) != 0
-                && self.class_masks[0] & (1 << q.in_vc) == 0;
-            let class = usize::from(crosses_dateline || was_class1);
+            let class = self.class(q, dim, k, c, t, up);
             out.push(Candidate::keep(port, self.class_masks[class], q.state));
             return;
         }
@@ -109,10 +143,17 @@ mod tests {
     use crate::topology::Peer;
 
     /// Follows DOR hop by hop from every source to every destination and checks the path is
-    /// minimal, the dateline class rules hold, and the packet ends on the right port.
-    fn walk_all(dims: &[u32], wrap: bool, vcs: u32) {
+    /// minimal and the packet ends on the right port; `hop(router, destination router, way)`
+    /// sees every hop between routers.
+    fn walk_all(
+        dims: &[u32],
+        wrap: bool,
+        vcs: u32,
+        rule: VcRule,
+        hop: &mut dyn FnMut(u32, u32, Candidate),
+    ) {
         let t = Torus::new(dims, 1, wrap).unwrap();
-        let dor = DimensionOrder::new(&t, vcs, false).unwrap();
+        let dor = DimensionOrder::new(&t, vcs, false, rule).unwrap();
         let mut cands = Candidates::new();
         for src in 0..t.num_routers() {
             for dst in 0..t.num_routers() {
@@ -140,6 +181,7 @@ mod tests {
                     if c.port == dst_port && router == dst_router {
                         break;
                     }
+                    hop(router, dst_router, c);
                     let vc = c.vc_mask.trailing_zeros() as u8;
                     match t.peer(router, c.port) {
                         Peer::Router { router: r, port: p } => {
@@ -160,15 +202,87 @@ mod tests {
 
     #[test]
     fn routes_are_minimal_on_tori_and_meshes() {
-        walk_all(&[8, 8], true, 2);
-        walk_all(&[5, 4, 3], true, 4);
-        walk_all(&[4, 6], false, 1);
+        for rule in [VcRule::Dateline, VcRule::DigitCompare] {
+            walk_all(&[8, 8], true, 2, rule, &mut |_, _, _| {});
+            walk_all(&[5, 4, 3], true, 4, rule, &mut |_, _, _| {});
+            walk_all(&[4, 6], false, 1, rule, &mut |_, _, _| {});
+        }
+    }
+
+    #[test]
+    fn digit_compare_takes_the_upper_lane_when_the_destination_digit_is_greater() {
+        for (dims, vcs, lanes) in [
+            (&[8, 8][..], 2, [0b01, 0b10]),
+            (&[5, 4, 3][..], 4, [0b0011, 0b1100]),
+            (&[2, 3, 6][..], 3, [0b011, 0b100]),
+        ] {
+            let t = Torus::new(dims, 1, true).unwrap();
+            let mut ways = [Vec::new(), Vec::new()];
+            for (i, rule) in [VcRule::Dateline, VcRule::DigitCompare]
+                .into_iter()
+                .enumerate()
+            {
+                walk_all(dims, true, vcs, rule, &mut |router, dst, way| {
+                    ways[i].push((router, way.port));
+                    if rule == VcRule::DigitCompare {
+                        let dim = usize::from(way.port / 2);
+                        let greater = t.coord(dst, dim) > t.coord(router, dim);
+                        assert_eq!(way.vc_mask, lanes[usize::from(greater)], "{router}->{dst}");
+                    }
+                });
+            }
+            // Same routes, hop for hop; only the lanes differ.
+            assert_eq!(ways[0], ways[1]);
+        }
+    }
+
+    #[test]
+    fn digit_compare_lanes_on_one_ring() {
+        let t = Torus::new(&[8], 1, true).unwrap();
+        let dor = DimensionOrder::new(&t, 2, false, VcRule::DigitCompare).unwrap();
+        let lanes = |mut router: u32, dst: u32| {
+            let mut taken = Vec::new();
+            let mut cands = Candidates::new();
+            while router != dst {
+                cands.clear();
+                dor.route(
+                    &RouteQuery {
+                        router,
+                        in_port: 2,
+                        in_vc: 0,
+                        injected: true,
+                        dst_router: dst,
+                        dst_port: 2,
+                        dst: 0,
+                        state: RouteState::default(),
+                        random: 0,
+                    },
+                    &mut cands,
+                );
+                let way = cands.as_slice()[0];
+                taken.push((router, way.port, way.vc_mask.trailing_zeros()));
+                let Peer::Router { router: next, .. } = t.peer(router, way.port) else {
+                    panic!("left the ring")
+                };
+                router = next;
+            }
+            taken
+        };
+        // Up over the wrap link: lane 0 while 1 < the coordinate (the wrap link 7->0
+        // included), lane 1 from 0 on.
+        assert_eq!(lanes(6, 1), vec![(6, 0, 0), (7, 0, 0), (0, 0, 1)]);
+        // Up without wrapping: lane 1 throughout.
+        assert_eq!(lanes(2, 4), vec![(2, 0, 1), (3, 0, 1)]);
+        // Down over the wrap link: lane 1 while 6 > the coordinate (0->7 included), then 0.
+        assert_eq!(lanes(1, 6), vec![(1, 1, 1), (0, 1, 1), (7, 1, 0)]);
+        // Down without wrapping: lane 0 throughout.
+        assert_eq!(lanes(5, 3), vec![(5, 1, 0), (4, 1, 0)]);
     }
 
     #[test]
     fn dateline_switches_class_on_the_wrap_link_only() {
         let t = Torus::new(&[8], 1, true).unwrap();
-        let dor = DimensionOrder::new(&t, 2, false).unwrap();
+        let dor = DimensionOrder::new(&t, 2, false, VcRule::Dateline).unwrap();
         let mut cands = Candidates::new();
         let mut route = |router, in_port, in_vc, injected, dst| {
             cands.clear();
@@ -209,11 +323,11 @@ mod tests {
     #[test]
     fn one_vc_torus_is_refused_unless_unsafe() {
         let t = Torus::new(&[4, 4], 1, true).unwrap();
-        let err = DimensionOrder::new(&t, 1, false).unwrap_err();
+        let err = DimensionOrder::new(&t, 1, false, VcRule::Dateline).unwrap_err();
         assert_eq!(err.key, "router.vcs");
         assert!(err.expected.contains("dateline"));
-        assert!(DimensionOrder::new(&t, 1, true).is_ok());
+        assert!(DimensionOrder::new(&t, 1, true, VcRule::Dateline).is_ok());
         let mesh = Torus::new(&[4, 4], 1, false).unwrap();
-        assert!(DimensionOrder::new(&mesh, 1, false).is_ok());
+        assert!(DimensionOrder::new(&mesh, 1, false, VcRule::Dateline).is_ok());
     }
 }

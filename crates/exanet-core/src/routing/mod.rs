@@ -13,7 +13,7 @@ pub use escape::EscapeAdaptive;
 pub use midimew::MidimewAdaptive;
 use schemes::{DimensionOrderOnLines, FishnetAdaptive, Minimal, Par, Source, Ugal, Valiant};
 
-use crate::config::{Escape, RoutingConfig, Selection};
+use crate::config::{Escape, RoutingConfig, Selection, VcRule};
 use crate::error::ConfigError;
 use crate::topology::Topology;
 
@@ -273,9 +273,24 @@ pub fn build(
     }
     // The registry: one line per scheme.
     match config {
-        RoutingConfig::Dor { allow_unsafe } if topology.coordinates().is_some() => {
-            Ok(Box::new(DimensionOrder::new(topology, vcs, *allow_unsafe)?))
-        }
+        RoutingConfig::Dor {
+            allow_unsafe,
+            vc_rule,
+        } if topology.coordinates().is_some() => Ok(Box::new(DimensionOrder::new(
+            topology,
+            vcs,
+            *allow_unsafe,
+            *vc_rule,
+        )?)),
+        RoutingConfig::Dor {
+            vc_rule: VcRule::DigitCompare,
+            ..
+        } => Err(ConfigError::new(
+            "routing.vc_rule",
+            "\"digit_compare\"",
+            "\"dateline\" (the default) off a torus or mesh: dimension order on an express mesh \
+             or HyperX takes one VC class per hop inside a dimension, not two lanes",
+        )),
         RoutingConfig::Dor { .. } => {
             schemes::build(topology, vcs, DimensionOrderOnLines, threshold)
         }
