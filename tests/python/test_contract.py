@@ -367,6 +367,7 @@ TOPOLOGY_STRATEGIES = {
     "megafly": dragonfly_plus("megafly"),
     "slim_fly": table({"kind": "slim_fly", "q": st.sampled_from([3, 4, 5, 6, 7])}, p=small(1, 4)),
     "polarfly": table({"kind": "polarfly", "q": st.sampled_from([2, 3, 4, 5, 6])}, p=small(1, 3)),
+    "midimew": table({"kind": "midimew", "nodes": small(5, 40)}, concentration=small(1, 3)),
     "jellyfish": table(
         {"kind": "jellyfish", "routers": small(4, 20), "degree": small(2, 3), "p": small(1, 2)},
         seed=st.sampled_from([0, 1, U64_MAX]),

@@ -98,6 +98,7 @@ ROUND_TRIPS = [
     ({"kind": "slim_fly", "q": 5}, {"kind": "slim_fly", "q": 5, "p": 4}),
     ({"kind": "slim_fly", "q": 7, "p": 3}, {"kind": "slim_fly", "q": 7, "p": 3}),
     ({"kind": "polarfly", "q": 7}, {"kind": "polarfly", "q": 7, "p": 4}),
+    ({"kind": "midimew", "nodes": 1024}, {"kind": "midimew", "nodes": 1024, "concentration": 1}),
     (
         {"kind": "jellyfish", "routers": 20, "degree": 4, "p": 2},
         {"kind": "jellyfish", "routers": 20, "degree": 4, "p": 2, "seed": 1},
