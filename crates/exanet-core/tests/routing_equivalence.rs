@@ -424,6 +424,18 @@ const EXPECTED: &[(&str, &str, Option<u64>)] = &[
     ("custom", "fishnet_adaptive", None),
     ("custom", "dor", None),
     ("custom", "source", Some(1290924562958475802)),
+    // Midimews came after the all-pairs implementation: their digests as first recorded (the
+    // graph's shortest paths), so that a change in their routes shows.
+    ("midimew", "minimal_adaptive", Some(6656027545363034343)),
+    ("midimew", "minimal_random", Some(5404193118943352438)),
+    ("midimew", "minimal_destination", Some(9220387643398778579)),
+    ("midimew", "valiant", Some(5091181055067711626)),
+    ("midimew", "ugal_l", Some(1225159314390500304)),
+    ("midimew", "ugal_g", Some(1225159314390500304)),
+    ("midimew", "par", None),
+    ("midimew", "fishnet_adaptive", None),
+    ("midimew", "dor", None),
+    ("midimew", "source", Some(6656027545363034343)),
 ];
 
 #[test]

@@ -117,5 +117,10 @@ pub fn families() -> Vec<(&'static str, Value, u32)> {
             json!({"kind": "express_mesh", "dims": [5, 4], "gap": 2, "concentration": 2}),
             4,
         ),
+        (
+            "midimew",
+            json!({"kind": "midimew", "nodes": 18, "concentration": 2}),
+            3,
+        ),
     ]
 }
