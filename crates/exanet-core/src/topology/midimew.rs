@@ -4,13 +4,13 @@
 //! 2k² + 2k + 1 ≥ N nodes), against ⌊k1/2⌋ + ⌊k2/2⌋ on a k1 x k2 torus. Neighbours and routes
 //! are arithmetic: no adjacency arrays.
 
-use super::{Peer, Topology};
+use super::{Peer, Shape, Topology};
 use crate::error::ConfigError;
 
 /// Router ports: 0 and 1 jump +b and -b ("x+", "x-"), 2 and 3 jump +(b - 1) and -(b - 1) ("y+",
 /// "y-"), as FSIN names them; then `concentration` endpoint ports. The link back from port p
 /// arrives on port p ^ 1, so each jump's links form rings as a torus dimension's do.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Midimew {
     nodes: u32,
     b: u32,
@@ -201,6 +201,10 @@ impl Topology for Midimew {
 
     fn midimew(&self) -> Option<&Midimew> {
         Some(self)
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Midimew(self.clone())
     }
 }
 

@@ -14,6 +14,8 @@ pub enum Shape {
     /// A grid of routers, dimension 0 varying fastest; links join routers that differ in one
     /// coordinate (tori, meshes, express meshes, HyperX).
     Grid(Grid),
+    /// A midimew: distances from its routing records, in arithmetic.
+    Midimew(super::Midimew),
     /// Any graph: routing stores distances.
     Graph,
 }

@@ -1,9 +1,10 @@
 //! Hop distances between routers, computed from the structure the topology offers
 //! ([`Shape`]) instead of a table over all router pairs: per-group tables on dragonflies and
-//! Fishnets, arithmetic on fat-trees and grids, and 2-bit rows toward the routers that hold
-//! endpoints on any other graph. Routing asks only for distances toward routers that hold
-//! endpoints (destinations and Valiant intermediates) or toward groups.
+//! Fishnets, arithmetic on fat-trees, grids and midimews, and 2-bit rows toward the routers
+//! that hold endpoints on any other graph. Routing asks only for distances toward routers that
+//! hold endpoints (destinations and Valiant intermediates) or toward groups.
 
+mod circulant;
 mod graph;
 mod grid;
 mod groups;
@@ -102,6 +103,7 @@ pub fn build(
         }
         Shape::Levels(level) => Metric::Flat(Box::new(tree::TreeDistances::new(level, neighbours))),
         Shape::Grid(grid) => Metric::Flat(Box::new(grid::GridDistances::new(grid))),
+        Shape::Midimew(midimew) => Metric::Flat(Box::new(circulant::MidimewDistances(midimew))),
         Shape::Graph => Metric::Flat(Box::new(graph::GraphDistances::new(
             neighbours,
             endpoint_routers,
