@@ -197,6 +197,9 @@ class TopologyInfo:
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < limit:
                 raise ConfigError(name, format_value(value), f"an integer from 0 to {limit - 1}")
         info = self._describe_core(options)
+        # The router graph's links and groups come only with "with_edges" (router_graph()).
+        info.pop("edges", None)
+        info.pop("router_groups", None)
         # Exanet's partitioner ran (up to partition_limit routers): KaHIP gets the same graph.
         ran = info["bisection_partitioner_links"] is not None
         graph = self.router_graph() if ran and partitioning.available() else None

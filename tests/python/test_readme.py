@@ -195,6 +195,7 @@ EXAMPLE_TITLES = {
     "littles_law_torus": "Little's law on tori",
     "midimew_torus": "8x8 torus vs midimew of 64 nodes",
     "onoff_sources": "Bursty sources at load 0.3 on a 4x4 torus",
+    "partitioner_cuts": "parallel partition, links cut for 2 / 4 / 8 parts",
     "routing_dragonfly": "dragonfly p=2 a=4 h=2 g=9",
     "routing_torus": "8x8 torus, 4 KiB VC buffers",
     "seed_figures": "seed figures: radix vs size, performance per dollar, injection maps",
