@@ -91,14 +91,20 @@ impl FatTreeParams {
                 list.join(", ")
             )
         };
-        if a == 0 || b == 0 || (p.radix * a) % (a + b) != 0 {
+        // In 64 bits: a taper's terms are any u32 (the product and the sum would overflow).
+        let (leaf_share, parts) = (
+            u64::from(p.radix) * u64::from(a),
+            u64::from(a) + u64::from(b),
+        );
+        if a == 0 || b == 0 || leaf_share % parts != 0 {
             return Err(ConfigError::new(
                 "topology.taper",
                 format!("\"{a}:{b}\""),
                 valid_tapers(),
             ));
         }
-        let down = p.radix * a / (a + b);
+        // At most the radix: a < a + b.
+        let down = (leaf_share / parts) as u32;
         let (routers, links) = p.counts(p.radix - down);
         if links > MAX_LINKS || routers > u64::from(u32::MAX) {
             return Err(ConfigError::new(
@@ -259,6 +265,24 @@ mod tests {
             }
         }
         (t.num_endpoints(), t.num_routers(), links / 2)
+    }
+
+    #[test]
+    fn a_taper_whose_terms_overflow_is_refused_by_key() {
+        // radix x the taper's first term passes u32::MAX: refused, not an overflow panic
+        // (u32::MAX:u32::MAX is 1:1, and is accepted).
+        for taper in [[u32::MAX, 1], [1, u32::MAX], [u32::MAX - 1, u32::MAX]] {
+            let params = FatTreeParams {
+                levels: 3,
+                radix: 8,
+                pods: 8,
+                taper,
+            };
+            let error = params
+                .validate()
+                .expect_err("no such split of 8 leaf ports");
+            assert_eq!(error.key, "topology.taper");
+        }
     }
 
     #[test]
