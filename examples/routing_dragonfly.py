@@ -1,6 +1,6 @@
 """Compare routing schemes on a small all-to-all dragonfly (docs/routing.md).
 
-Runs minimal, Valiant, UGAL-L and PAR on a dragonfly of 9 groups (p=2, a=4, h=2: 144
+Runs minimal, Valiant, UGAL-L and PAR on a dragonfly of 9 groups (p=2, a=4, h=2: 72
 endpoints, one global link between each pair of groups) under two traffic patterns:
 
 - group_shift: every endpoint sends to a random endpoint of the next group, so minimal routing

@@ -519,6 +519,9 @@ const LINK_LATENCY_EXPECTED: &str = "a latency > 0, e.g. \"20ns\": every event c
      arrives no earlier than the link's latency, the lookahead that lets entities be simulated \
      in parallel";
 
+/// The most virtual channels a router may have (`router.vcs`).
+pub const MAX_VCS: usize = 16;
+
 /// Largest packet (payload + header) a link may carry: keeps serialization arithmetic in u64.
 pub const MAX_PACKET_BYTES: u64 = 16 << 20;
 
@@ -564,7 +567,7 @@ impl Config {
     /// they concern (topology, routing, workload builders).
     fn check_ranges(&self) -> Result<(), ConfigError> {
         let r = &self.router;
-        if !(1..=16).contains(&r.vcs) {
+        if !(1..=MAX_VCS as u32).contains(&r.vcs) {
             return Err(ConfigError::new(
                 "router.vcs",
                 r.vcs.to_string(),

@@ -178,25 +178,15 @@ fn group_adversarial_traffic_needs_nonminimal_routing_on_a_dragonfly() {
         out.summary.f64("accepted_load")
     };
     let minimal = accepted(json!({"kind": "minimal", "selection": "adaptive"}));
-    let valiant = accepted(json!({"kind": "valiant"}));
-    let ugal = accepted(json!({"kind": "ugal_l"}));
-    let par = accepted(json!({"kind": "par"}));
-    let ugal_g = accepted(json!({"kind": "ugal_g"}));
     assert!(minimal <= 0.125 * 1.05, "minimal {minimal}");
-    assert!(
-        valiant > 2.5 * minimal,
-        "valiant {valiant} vs minimal {minimal}"
-    );
-    assert!(ugal > 2.0 * minimal, "ugal_l {ugal} vs minimal {minimal}");
-    // PAR's second look in the source group catches packets UGAL-L sent minimally into a
-    // queue that filled behind them.
-    assert!(par >= ugal, "par {par} vs ugal_l {ugal}");
-    // UGAL-G sees the queue at the far end of the minimal route, which local schemes see
-    // only once it has backed up to the source.
-    assert!(
-        ugal_g > par,
-        "ugal_g {ugal_g} vs par {par} ugal_l {ugal} valiant {valiant} minimal {minimal}"
-    );
+    // Offered 0.5 fits under Valiant's bound (2/9 of its draws are the minimal route, so
+    // 0.5 * 8 * 2/9 = 0.89 of the shared link): every scheme that can leave the minimal route
+    // delivers it. Before each downstream VC had its own round-robin pointer and UGAL always
+    // drew a real detour, UGAL-L accepted 0.409, PAR 0.431 and UGAL-G 0.446.
+    for routing in ["valiant", "ugal_l", "par", "ugal_g"] {
+        let got = accepted(json!({ "kind": routing }));
+        assert!(got >= 0.97 * 0.5, "{routing} {got} vs offered 0.5");
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use super::model::{NetEvent, Network};
 use super::packet::PacketId;
 use super::state::{arbitration_draw, InputVc, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK};
-use crate::config::Arbitration;
+use crate::config::{Arbitration, MAX_VCS};
 use crate::engine::{Scheduler, Time};
 use crate::routing::{select, set_bits, vcs_in, Candidate, Candidates, RouteQuery};
 use crate::topology::Peer;
@@ -46,7 +46,9 @@ impl Network {
     fn output_block(&mut self, out_index: usize) -> u32 {
         match self.output_blocks[out_index] {
             NO_BLOCK => {
-                let block = self.output_pool.take(self.full_credit(out_index));
+                let block = self
+                    .output_pool
+                    .take(self.full_credit(out_index), self.outputs[out_index].rr);
                 self.output_blocks[out_index] = block;
                 block
             }
@@ -334,8 +336,16 @@ impl Network {
     }
 
     /// One arbitration round of output `port`: among the input VCs whose head packet asks for it,
-    /// is ready, and has downstream credits on an allowed VC, grant one (round-robin from the
-    /// last winner, or oldest first; in-transit packets first under in-transit priority).
+    /// is ready, and has downstream credits on an allowed VC, grant one (round-robin, or oldest
+    /// first; in-transit packets first under in-transit priority).
+    ///
+    /// Round-robin allocates in two stages, as a separable allocator does: each downstream VC
+    /// picks among its own requesters from its own pointer, then the output picks among those
+    /// winners from its pointer. One pointer for both stages is unfair: the grants of a busy VC
+    /// move it past the inputs that wait for a scarce one, so the next time that VC has room
+    /// the search wraps to the lowest-numbered of them, which wins every time (under the
+    /// dragonfly's group shift the second endpoint of a router injected 0.29 of its bandwidth,
+    /// the first 0.60).
     fn allocate(&mut self, now: Time, router: u32, port: u16, sched: &mut Scheduler<NetEvent>) {
         let out_index = self.port_index(router, port);
         if !self.has_requests(out_index) {
@@ -357,12 +367,23 @@ impl Network {
         let ipr = self.in_transit_priority >= 1.0
             || (self.in_transit_priority > 0.0
                 && arbitration_draw(router, port, now) < self.in_transit_priority);
-        let first_eligible_wins = !oldest_first && !ipr;
+        // With one VC the two round-robin stages are one: the first eligible input wins.
+        let first_eligible_wins = !oldest_first && !ipr && (ejection || self.vcs == 1);
         let router_ports = router as usize * self.ports;
         let vc_mask = (1 << self.vc_bits) - 1;
         let credits = self.output_pool.credits(block);
+        let turns = self.output_pool.turns(block);
         let requests = self.output_pool.requests(block);
+        // Round-robin after `turn`, as a rank (inputs at or after it first).
+        let after = |input: usize, turn: usize| {
+            if input >= turn {
+                input - turn
+            } else {
+                input + inputs - turn
+            }
+        };
         let mut best: Option<(Grant, (bool, Time))> = None;
+        let mut vc_winners: [Option<(usize, (bool, usize))>; MAX_VCS] = [None; MAX_VCS];
         let mut next_ready = NEVER;
         let words = self.request_words;
         'scan: for step in 0..=words {
@@ -427,14 +448,35 @@ impl Network {
                     break 'scan;
                 }
                 let injected = ipr && self.port_class[in_index] == NIC_CLASS;
-                let age = if oldest_first {
-                    self.packets[slot.queue.head].gen_ps
+                if oldest_first {
+                    let key = (injected, self.packets[slot.queue.head].gen_ps);
+                    if best.as_ref().is_none_or(|(_, k)| key < *k) {
+                        best = Some((Grant { input, vc }, key));
+                    }
                 } else {
-                    0
-                };
-                let key = (injected, age);
-                if best.as_ref().is_none_or(|(_, k)| key < *k) {
-                    best = Some((Grant { input, vc }, key));
+                    let key = (injected, after(input, turns[usize::from(vc)] as usize));
+                    let winner = &mut vc_winners[usize::from(vc)];
+                    if winner.is_none_or(|(_, k)| key < k) {
+                        *winner = Some((input, key));
+                    }
+                }
+            }
+        }
+        if !oldest_first && !first_eligible_wins {
+            let mut rank = (true, usize::MAX);
+            for (vc, winner) in vc_winners.iter().enumerate().take(self.vcs) {
+                if let Some((input, (injected, _))) = *winner {
+                    let key = (injected, after(input, start));
+                    if key <= rank {
+                        rank = key;
+                        best = Some((
+                            Grant {
+                                input,
+                                vc: vc as u8,
+                            },
+                            (false, 0),
+                        ));
+                    }
                 }
             }
         }
@@ -482,13 +524,15 @@ impl Network {
         let tail_out = now + ser;
         let in_window = self.in_window(now);
         *self.output_pool.free_at_mut(out_block) = tail_out;
-        let output = &mut self.outputs[out_index];
         let next = grant.input + 1;
-        output.rr = if next == self.ports << self.vc_bits {
+        let next = if next == self.ports << self.vc_bits {
             0
         } else {
             next as u32
         };
+        self.output_pool.turns_mut(out_block)[usize::from(grant.vc)] = next;
+        let output = &mut self.outputs[out_index];
+        output.rr = next;
         if in_window {
             output.counters.bytes += u64::from(bytes);
             output.counters.packets += 1;

@@ -327,16 +327,18 @@ pub(super) struct OutputPort {
 const _: () = assert!(std::mem::size_of::<OutputPort>() == 24);
 
 /// The router outputs in use: for each, a block with when its link is free and its pending
-/// wake-up, the credits of the VCs downstream and the requests of the inputs that want it. An
+/// wake-up, the credits of the VCs downstream, each VC's round-robin pointer and the requests
+/// of the inputs that want it. An
 /// output whose link is free, whose credits are all back, with no request and no wake-up
 /// pending holds no block: its state is then the one it started with. Like the input pool, it
 /// keeps a few blocks under light load instead of this state for every port; each worker has
-/// its own. A block's fields lie side by side (32 bytes with 2 VCs and up to 32 inputs'
+/// its own. A block's fields lie side by side (40 bytes with 2 VCs and up to 32 inputs'
 /// requests), so using an output touches one cache line of the pool, not one per field.
 #[derive(Debug, Default)]
 pub(super) struct OutputPool {
     vcs: usize,
-    /// Words of a block: link free time, wake-up, the credits (two per word), the requests.
+    /// Words of a block: link free time, wake-up, the credits and the VCs' round-robin
+    /// pointers (two per word each), the requests.
     stride: usize,
     credit_words: usize,
     words: Vec<u64>,
@@ -355,7 +357,7 @@ impl OutputPool {
         let credit_words = vcs.div_ceil(2);
         OutputPool {
             vcs,
-            stride: CREDITS + credit_words + request_words,
+            stride: CREDITS + 2 * credit_words + request_words,
             credit_words,
             ..OutputPool::default()
         }
@@ -366,10 +368,10 @@ impl OutputPool {
         block as usize * self.stride
     }
 
-    /// A block in the starting state: link free, no wake-up, `full` credits on every VC, no
-    /// request.
+    /// A block in the starting state: link free, no wake-up, `full` credits on every VC, every
+    /// VC's round-robin pointer at `turn`, no request.
     #[inline]
-    pub fn take(&mut self, full: u32) -> u32 {
+    pub fn take(&mut self, full: u32, turn: u32) -> u32 {
         let block = match self.free.pop() {
             // A block comes back only without requests.
             Some(block) => block,
@@ -383,6 +385,7 @@ impl OutputPool {
         self.words[at + FREE_AT] = 0;
         self.words[at + WAKE_AT] = NEVER;
         self.credits_mut(block).fill(full);
+        self.turns_mut(block).fill(turn);
         block
     }
 
@@ -432,7 +435,28 @@ impl OutputPool {
 
     #[inline(always)]
     pub fn credits(&self, block: u32) -> &[u32] {
-        let at = self.at(block) + CREDITS;
+        self.per_vc(self.at(block) + CREDITS)
+    }
+
+    #[inline(always)]
+    fn credits_mut(&mut self, block: u32) -> &mut [u32] {
+        self.per_vc_mut(self.at(block) + CREDITS)
+    }
+
+    /// Each VC's round-robin pointer: the input request bit its next search starts from.
+    #[inline(always)]
+    pub fn turns(&self, block: u32) -> &[u32] {
+        self.per_vc(self.at(block) + CREDITS + self.credit_words)
+    }
+
+    #[inline(always)]
+    pub fn turns_mut(&mut self, block: u32) -> &mut [u32] {
+        self.per_vc_mut(self.at(block) + CREDITS + self.credit_words)
+    }
+
+    /// The `vcs` u32s packed from word `at`.
+    #[inline(always)]
+    fn per_vc(&self, at: usize) -> &[u32] {
         let words = &self.words[at..at + self.credit_words];
         // SAFETY: the words hold `vcs` u32s (u64 is aligned for u32, and every bit pattern is
         // a u32); the slice borrows `self.words` as `words` did.
@@ -440,24 +464,23 @@ impl OutputPool {
     }
 
     #[inline(always)]
-    fn credits_mut(&mut self, block: u32) -> &mut [u32] {
-        let at = self.at(block) + CREDITS;
+    fn per_vc_mut(&mut self, at: usize) -> &mut [u32] {
         let vcs = self.vcs;
         let words = &mut self.words[at..at + self.credit_words];
-        // SAFETY: as in `credits`, borrowing `self.words` mutably.
+        // SAFETY: as in `per_vc`, borrowing `self.words` mutably.
         unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u32>(), vcs) }
     }
 
     #[inline(always)]
     pub fn requests(&self, block: u32) -> &[u64] {
-        let at = self.at(block) + CREDITS + self.credit_words;
+        let at = self.at(block) + CREDITS + 2 * self.credit_words;
         &self.words[at..self.at(block) + self.stride]
     }
 
     #[inline(always)]
     pub fn requests_mut(&mut self, block: u32) -> &mut [u64] {
         let at = self.at(block);
-        &mut self.words[at + CREDITS + self.credit_words..at + self.stride]
+        &mut self.words[at + CREDITS + 2 * self.credit_words..at + self.stride]
     }
 }
 
@@ -563,28 +586,35 @@ mod pool_tests {
     #[test]
     fn an_output_block_is_reused_in_its_starting_state_for_an_output_of_any_kind() {
         let mut pool = OutputPool::new(2, 1);
-        let a = pool.take(2048);
+        let a = pool.take(2048, 0);
         *pool.credit_mut(a, 1) -= 300;
+        pool.turns_mut(a)[1] = 6;
         *pool.free_at_mut(a) = 7;
         *pool.wake_at_mut(a) = 9;
         pool.requests_mut(a)[0] = 0;
-        let b = pool.take(2048);
+        let b = pool.take(2048, 0);
         assert_ne!(a, b);
         pool.give_back(a);
         // An ejection output takes it next: unlimited credits, link free, no wake-up.
-        let c = pool.take(u32::MAX);
+        let c = pool.take(u32::MAX, 3);
         assert_eq!(c, a);
         assert_eq!(pool.credits(c), [u32::MAX, u32::MAX]);
+        assert_eq!(pool.turns(c), [3, 3]);
         assert_eq!((pool.free_at(c), pool.wake_at(c)), (0, NEVER));
         assert_eq!(pool.requests(c), [0]);
         assert_eq!(pool.credit(b, 1), 2048);
         // Fields of neighbouring blocks stay apart (3 VCs: credits span two words).
         let mut pool = OutputPool::new(3, 2);
-        let (a, b) = (pool.take(10), pool.take(20));
+        let (a, b) = (pool.take(10, 1), pool.take(20, 2));
         pool.requests_mut(a)[1] = u64::MAX;
         *pool.credit_mut(a, 2) = 11;
+        pool.turns_mut(a)[2] = 9;
         *pool.free_at_mut(b) = 5;
         assert_eq!(pool.credits(a), [10, 10, 11]);
+        assert_eq!(
+            (pool.turns(a), pool.turns(b)),
+            (&[1, 1, 9][..], &[2, 2, 2][..])
+        );
         assert_eq!(pool.requests(a), [0, u64::MAX]);
         assert_eq!(
             (pool.credits(b), pool.requests(b)),

@@ -716,22 +716,66 @@ impl Paths {
     }
 
     /// Valiant's intermediate for a packet at its source: a router, or a group on hierarchical
-    /// topologies; None when it would not leave the minimal route.
-    pub fn intermediate(&self, q: &RouteQuery) -> Option<(u32, Target)> {
+    /// topologies; None when it would not leave the minimal route. Valiant draws among all of
+    /// them, as defined (drawing its own or the destination's means the minimal route); a
+    /// `detour` is drawn among the others, so that UGAL and PAR always weigh a way that
+    /// leaves the minimal route: before, under the dragonfly's group shift on 9 groups, 2 of 9
+    /// packets had no choice and queued for the one saturated global link.
+    pub fn intermediate(&self, q: &RouteQuery, detour: bool) -> Option<(u32, Target)> {
         if q.router == q.dst_router {
             return None;
         }
-        match self.hierarchy() {
-            Some(h) => {
-                let via = q.random % h.groups;
-                let (src_g, dst_g) = (h.group[q.router as usize], h.group[q.dst_router as usize]);
-                (via != src_g && via != dst_g).then_some((via, Target::Group(via)))
-            }
+        let (count, here, there) = match self.hierarchy() {
+            Some(h) => (
+                h.groups as usize,
+                h.group[q.router as usize] as usize,
+                h.group[q.dst_router as usize] as usize,
+            ),
             None => {
-                let via = self.endpoint_routers[q.random as usize % self.endpoint_routers.len()];
-                (via != q.router && via != q.dst_router).then_some((via, Target::Router(via)))
+                // A router without endpoints (PAR's second look on an indirect network) is
+                // no intermediate, so nothing is excluded for it.
+                let index = |r: u32| {
+                    self.endpoint_routers
+                        .binary_search(&r)
+                        .unwrap_or(usize::MAX)
+                };
+                (
+                    self.endpoint_routers.len(),
+                    index(q.router),
+                    index(q.dst_router),
+                )
             }
+        };
+        let random = q.random as usize;
+        let index = if detour {
+            // Uniform over the others: draw among them, then step over the excluded ones.
+            let (lo, hi) = (here.min(there), here.max(there));
+            let distinct_hi = hi != lo && hi < count;
+            let choices = count - usize::from(lo < count) - usize::from(distinct_hi);
+            if choices == 0 {
+                return None;
+            }
+            let mut k = random % choices;
+            if k >= lo {
+                k += 1;
+            }
+            if distinct_hi && k >= hi {
+                k += 1;
+            }
+            k
+        } else {
+            random % count
+        };
+        if index == here || index == there {
+            return None;
         }
+        Some(match self.hierarchy() {
+            Some(_) => (index as u32, Target::Group(index as u32)),
+            None => {
+                let via = self.endpoint_routers[index];
+                (via, Target::Router(via))
+            }
+        })
     }
 
     pub fn reached(&self, router: u32, via: u32) -> bool {

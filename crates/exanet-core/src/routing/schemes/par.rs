@@ -37,7 +37,7 @@ impl Scheme for Par {
             return false;
         }
         let minimal = |phase| RouteState { phase, via: NO_VIA };
-        if let Some(via) = paths.intermediate(q) {
+        if let Some(via) = paths.intermediate(q, true) {
             let undecided = if q.injected { UNDECIDED } else { FINAL };
             paths.weigh(at, q, minimal(undecided), via, out);
             return true;

@@ -31,7 +31,7 @@ impl Scheme for Ugal {
         if !q.injected {
             return false;
         }
-        let Some(via) = paths.intermediate(q) else {
+        let Some(via) = paths.intermediate(q, true) else {
             return false;
         };
         let minimal = RouteState {

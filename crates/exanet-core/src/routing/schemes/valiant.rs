@@ -20,7 +20,7 @@ impl Scheme for Valiant {
         _out: &mut Candidates,
     ) -> bool {
         if q.injected {
-            if let Some((via, _)) = paths.intermediate(q) {
+            if let Some((via, _)) = paths.intermediate(q, false) {
                 *state = RouteState { phase: 0, via };
             }
         }
