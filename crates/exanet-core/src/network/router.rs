@@ -374,16 +374,20 @@ impl Network {
         let credits = self.output_pool.credits(block);
         let turns = self.output_pool.turns(block);
         let requests = self.output_pool.requests(block);
-        // Round-robin after `turn`, as a rank (inputs at or after it first).
-        let after = |input: usize, turn: usize| {
-            if input >= turn {
+        // An input's round-robin rank after `turn` (inputs at or after it first), behind every
+        // in-transit one if it is `injected` (IPR).
+        let rank = |input: usize, turn: usize, injected: bool| {
+            let after = if input >= turn {
                 input - turn
             } else {
                 input + inputs - turn
-            }
+            };
+            after as u32 | u32::from(injected) << 31
         };
         let mut best: Option<(Grant, (bool, Time))> = None;
-        let mut vc_winners: [Option<(usize, (bool, usize))>; MAX_VCS] = [None; MAX_VCS];
+        // Each VC's best rank so far and its input; the VCs that have one.
+        let (mut vc_ranks, mut vc_inputs, mut vcs_won) =
+            ([u32::MAX; MAX_VCS], [0u32; MAX_VCS], 0u32);
         let mut next_ready = NEVER;
         let words = self.request_words;
         'scan: for step in 0..=words {
@@ -454,29 +458,29 @@ impl Network {
                         best = Some((Grant { input, vc }, key));
                     }
                 } else {
-                    let key = (injected, after(input, turns[usize::from(vc)] as usize));
-                    let winner = &mut vc_winners[usize::from(vc)];
-                    if winner.is_none_or(|(_, k)| key < k) {
-                        *winner = Some((input, key));
+                    let v = usize::from(vc);
+                    let key = rank(input, turns[v] as usize, injected);
+                    if key < vc_ranks[v] {
+                        (vc_ranks[v], vc_inputs[v]) = (key, input as u32);
+                        vcs_won |= 1 << v;
                     }
                 }
             }
         }
         if !oldest_first && !first_eligible_wins {
-            let mut rank = (true, usize::MAX);
-            for (vc, winner) in vc_winners.iter().enumerate().take(self.vcs) {
-                if let Some((input, (injected, _))) = *winner {
-                    let key = (injected, after(input, start));
-                    if key <= rank {
-                        rank = key;
-                        best = Some((
-                            Grant {
-                                input,
-                                vc: vc as u8,
-                            },
-                            (false, 0),
-                        ));
-                    }
+            let mut best_rank = u32::MAX;
+            for vc in vcs_in(vcs_won) {
+                let input = vc_inputs[vc as usize] as usize;
+                let key = rank(input, start, vc_ranks[vc as usize] >> 31 == 1);
+                if key < best_rank {
+                    best_rank = key;
+                    best = Some((
+                        Grant {
+                            input,
+                            vc: vc as u8,
+                        },
+                        (false, 0),
+                    ));
                 }
             }
         }
