@@ -390,6 +390,12 @@ class NicConfig(_Section):
     injection_cap_window: PositiveTimePs = Field(
         "50ns", description="window of the injection cap (Su, UpDown §5.3: 100 cycles at 2 GHz)"
     )
+    injection_vcs: Annotated[StrictInt, Field(ge=1, le=16)] | None = Field(
+        None,
+        description="router input VCs a NIC's packets may enter, VCs 0 to n-1, at most "
+        "router.vcs (none: every VC, the freest first); 1 models a router with one injection "
+        "queue per node, as 002's",
+    )
 
     def to_core(self, links: LinksConfig) -> dict[str, Any]:
         bandwidth = self.injection_bandwidth
@@ -403,6 +409,7 @@ class NicConfig(_Section):
             "eligibility_delay_ps": self.eligibility_delay,
             "injection_cap_bytes": self.injection_cap_bytes(),
             "injection_cap_window_ps": self.injection_cap_window,
+            "injection_vcs": self.injection_vcs or 0,
         }
 
     def injection_cap_bytes(self) -> int:

@@ -32,6 +32,7 @@ MINIMAL_CORE = {
         "eligibility_delay_ps": 0,
         "injection_cap_bytes": 0,
         "injection_cap_window_ps": 50_000,
+        "injection_vcs": 0,
     },
     "traffic": {
         "kind": "synthetic",
@@ -144,6 +145,7 @@ def test_full_toml_to_core(tmp_path):
         "eligibility_delay_ps": 0,
         "injection_cap_bytes": 0,
         "injection_cap_window_ps": 50_000,
+        "injection_vcs": 0,
     }
     assert core["traffic"] == {
         "kind": "synthetic",

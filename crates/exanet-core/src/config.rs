@@ -290,6 +290,10 @@ pub struct NicConfig {
     pub injection_cap_bytes: u64,
     #[serde(default)]
     pub injection_cap_window_ps: u64,
+    /// Router input VCs a NIC's packets may enter, VCs 0 to n - 1 (0: every VC). 1 models a
+    /// router with one injection queue per NIC.
+    #[serde(default)]
+    pub injection_vcs: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -628,6 +632,16 @@ impl Config {
                 format!(
                     "1 byte to {} bytes of payload per packet (header included)",
                     MAX_PACKET_BYTES
+                ),
+            ));
+        }
+        if nic.injection_vcs > r.vcs {
+            return Err(ConfigError::new(
+                "nic.injection_vcs",
+                nic.injection_vcs.to_string(),
+                format!(
+                    "1 to router.vcs ({}) router input VCs, or none for every VC",
+                    r.vcs
                 ),
             ));
         }

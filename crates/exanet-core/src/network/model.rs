@@ -275,6 +275,8 @@ pub struct Network {
     /// Scratch: what the message-passing engine asked for.
     pub(super) actions: Vec<Action>,
     pub(super) mtu_bytes: u64,
+    /// Router input VCs a NIC's packets may enter (VCs 0 to this - 1).
+    pub(super) injection_vcs: usize,
     pub(super) header_bytes: u64,
     /// The injection throttle (0: none).
     pub(super) max_outstanding: u32,
@@ -459,6 +461,10 @@ impl Network {
             mpi,
             actions: Vec::new(),
             mtu_bytes: config.nic.mtu_bytes,
+            injection_vcs: match config.nic.injection_vcs {
+                0 => vcs,
+                n => n as usize,
+            },
             header_bytes: config.nic.header_bytes,
             max_outstanding: config.nic.max_outstanding_packets,
             recorder,

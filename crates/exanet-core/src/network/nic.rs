@@ -258,15 +258,15 @@ impl Network {
     }
 
     /// Sends the next packet of NIC `e`'s head message if its router's injection buffer has
-    /// room for it on some VC.
+    /// room for it on some VC it may enter.
     fn inject_head(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
         let head = *self.nics[ei].queue.front().expect("a message is queued");
         let cut = self.nics[ei].cut_bytes;
         let payload = (head.bytes - cut).min(self.mtu_bytes);
         let bytes = (payload + self.header_bytes) as u32;
-        let credits = &mut self.nic_credits[ei * self.vcs..(ei + 1) * self.vcs];
-        let Some(vc) = (0..self.vcs)
+        let credits = &mut self.nic_credits[ei * self.vcs..ei * self.vcs + self.injection_vcs];
+        let Some(vc) = (0..self.injection_vcs)
             .filter(|&v| credits[v] >= bytes)
             .max_by_key(|&v| (credits[v], std::cmp::Reverse(v)))
         else {

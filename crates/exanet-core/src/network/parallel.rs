@@ -233,6 +233,7 @@ impl Network {
                 mpi: self.mpi.as_ref().map(|m| Box::new(m.worker(me, parts))),
                 actions: Vec::new(),
                 mtu_bytes: self.mtu_bytes,
+                injection_vcs: self.injection_vcs,
                 header_bytes: self.header_bytes,
                 max_outstanding: self.max_outstanding,
                 eligibility_delay_ps: self.eligibility_delay_ps,
