@@ -129,6 +129,31 @@ fn a_matrix_that_cannot_be_used_is_refused_with_its_key() {
     assert!(e.value.contains("row 1"), "{e}");
 }
 
+#[test]
+fn an_injection_link_faster_than_one_message_per_picosecond_is_refused() {
+    // 288 wire bytes at 1.6e19 B/s take 1.8e-5 ps: every generation gap rounded to 0 ps, so
+    // a source's next message never came due later and the run spun at one instant forever
+    // (found by the config fuzzer).
+    let config = with(&[(
+        "nic.injection_bandwidth_bytes_per_s",
+        json!(16_135_438_054_200_185_700u64),
+    )]);
+    match run(&config) {
+        Err(SimError::Config(e)) => {
+            assert_eq!(e.key, "nic.injection_bandwidth");
+            assert!(e.expected.contains("288000000000000 B/s"), "{e}");
+        }
+        other => panic!("expected a config error, got {:?}", other.map(|_| ())),
+    }
+    // At the bound a message takes exactly 1 ps: accepted.
+    let mut at_bound = with(&[(
+        "nic.injection_bandwidth_bytes_per_s",
+        json!(288_000_000_000_000u64),
+    )]);
+    at_bound.run.duration_ps = Some(1_000);
+    run(&at_bound).expect("1 ps per message is the finest the clock resolves");
+}
+
 /// A 2-router ring (endpoints 0 and 1, one hop apart), each endpoint sending `packets`
 /// packets of 256 B (no header) to the other in one burst, with buffers deep enough that
 /// credits never hold a NIC back.

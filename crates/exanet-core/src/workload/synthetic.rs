@@ -150,6 +150,19 @@ impl Synthetic {
             slot_mean_ps += share.weight / weight_total * wire_total as f64 * 1e12
                 / nic.injection_bandwidth_bytes_per_s as f64;
         }
+        // Generation gaps are whole picoseconds: below 1 ps per message they round to 0 and a
+        // source's next message never comes due later than the last.
+        if slot_mean_ps < 1.0 {
+            let fastest = (nic.injection_bandwidth_bytes_per_s as f64 * slot_mean_ps) as u64;
+            return Err(ConfigError::new(
+                "nic.injection_bandwidth",
+                format!("{} B/s", nic.injection_bandwidth_bytes_per_s),
+                format!(
+                    "at most {fastest} B/s for these messages: a message must take at least \
+                     1 ps, the simulation's time unit, on the injection link"
+                ),
+            ));
+        }
         packet_wire_bytes.sort_unstable();
         packet_wire_bytes.dedup();
         let size_cumulative = if shares.len() > 1 {
