@@ -6,8 +6,9 @@ The network in exanet's units, 1 cycle = 1 ns and 1 phit = 1 B (exanet.validatio
 a 32x32 torus, minimal adaptive routing on 2 VCs with a dimension-order escape VC under bubble
 flow control (3 VCs), VC buffers of 8 packets (128 phits), packets of 16 phits with no separate
 header, links and NIC links of 1 phit per cycle and 1 cycle, routers of 1 cycle. Adaptive
-selection takes the freest way with no bias toward dimension order (routing.threshold = 0: 002
-describes no such bias, and exanet's default of half a buffer lowers TR's by a third). A load in
+selection takes the freest way with no bias toward dimension order (routing.threshold defaults
+to 0 with an escape sub-network; 002 describes no bias, and half a buffer of it lowered TR's
+throughput by a third). A load in
 phits/cycle/node is then exanet's load (a fraction of the injection bandwidth). The fixed points
 of transpose and shuffle stay silent, as the paper's do.
 
@@ -60,11 +61,9 @@ PAPER_TABLE2 = {
 
 
 def network(ipr: int) -> dict[str, Any]:
-    """002's network on DIMS, selection unbiased, the in-transit-priority restriction on (1) or
-    off (0)."""
+    """002's network on DIMS, the in-transit-priority restriction on (1) or off (0)."""
     config = copy.deepcopy(IZU_NETWORK)
     config["topology"]["dims"] = DIMS
-    config["routing"]["threshold"] = 0.0
     config["router"]["in_transit_priority"] = float(ipr)
     return config
 

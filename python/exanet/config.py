@@ -114,21 +114,21 @@ class MinimalRouting(_Section):
         "bubble (torus, midimew: one escape VC under bubble flow control)",
     )
 
-    threshold: float = Field(
-        0.5,
+    threshold: float | None = Field(
+        None,
         ge=0,
         allow_inf_nan=False,
         description="adaptive selection: the fraction of one VC buffer another port must have "
-        "free beyond the oblivious choice (DOR, D-mod-k) before a router takes it",
+        "free beyond the oblivious choice (DOR, D-mod-k) before a router takes it; default 0.5, "
+        "and 0 with escape = dor or bubble, where the oblivious choice is the escape's "
+        "dimension order",
     )
 
     def to_core(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "selection": self.selection,
-            "escape": self.escape,
-            "threshold": self.threshold,
-        }
+        core = {"kind": self.kind, "selection": self.selection, "escape": self.escape}
+        if self.threshold is not None:
+            core["threshold"] = self.threshold
+        return core
 
 
 class ValiantRouting(_Section):

@@ -17,7 +17,8 @@ BASE = {
     "seed": 7,
     "router": {"latency": "50ns", "vc_buffer": "2KiB"},
     "links": {"latency": "20ns", "bandwidth": "25GB/s"},
-    # Offered 0.9 against about 0.3-0.55 accepted: well beyond saturation.
+    # Offered 0.9 against 0.27-0.31 accepted under dimension order and 0.68 adaptive: beyond
+    # saturation.
     "traffic": {"pattern": "transpose", "process": "bernoulli", "load": 0.9, "packet": "256B"},
     "run": {"warmup": "2us", "measure": "10us"},
 }
@@ -61,10 +62,10 @@ def test_hops_mean_of_minimal_routes_is_the_mean_distance_of_the_measured_packet
 ):
     result = simulate(kind, routing, vcs, drain)
     summary, endpoints = result.summary, result.endpoints.sort_values("endpoint")
-    # Beyond saturation: without a drain most measured packets have not arrived.
-    assert summary["accepted_load"] < 0.6
+    # Beyond saturation: without a drain many measured packets have not arrived.
+    assert summary["accepted_load"] < 0.8 * summary["offered_load"]
     if drain == "none":
-        assert summary["packets_measured_delivered"] < 0.6 * summary["packets_measured"]
+        assert summary["packets_measured_delivered"] < 0.8 * summary["packets_measured"]
     hops = transpose_hops(endpoints, wraps)
     generated = endpoints["packets_generated"].to_numpy()
     assert generated.sum() == summary["packets_measured"]

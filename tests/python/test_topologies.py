@@ -400,11 +400,11 @@ def test_default_routing_is_dor_on_grids_and_minimal_elsewhere():
     dragonfly = Config.from_dict(
         {"topology": {"kind": "dragonfly", "a": 4, "h": 2}, "traffic": {"load": 0.1}}
     )
+    # No threshold given: the core's default (0.5; 0 with an escape sub-network).
     assert dragonfly.to_core()["routing"] == {
         "kind": "minimal",
         "selection": "adaptive",
         "escape": "none",
-        "threshold": 0.5,
     }
     # A [routing] table without a kind takes the topology's default kind.
     unsafe = Config.from_dict(

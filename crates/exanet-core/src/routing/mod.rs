@@ -257,8 +257,10 @@ pub fn build(
     vcs: u32,
 ) -> Result<Box<dyn RoutingFunction>, ConfigError> {
     let threshold = match config {
-        RoutingConfig::Minimal { threshold, .. }
-        | RoutingConfig::UgalL { threshold }
+        RoutingConfig::Minimal {
+            threshold, escape, ..
+        } => RoutingConfig::minimal_threshold(*threshold, *escape),
+        RoutingConfig::UgalL { threshold }
         | RoutingConfig::UgalG { threshold }
         | RoutingConfig::Par { threshold }
         | RoutingConfig::FishnetAdaptive { threshold } => *threshold,
