@@ -19,9 +19,11 @@ from pydantic import (
 from exanet.units import (
     U64_MAX,
     format_bandwidth_bytes_per_s,
+    format_packet_rate_per_s,
     format_size_bytes,
     format_time_ps,
     parse_bandwidth_bytes_per_s,
+    parse_packet_rate_per_s,
     parse_size_bytes,
     parse_time_ps,
     quantity_json_schema,
@@ -50,6 +52,13 @@ BandwidthBytesPerS = Annotated[  # a bandwidth is never zero
     PlainSerializer(format_bandwidth_bytes_per_s),
     Field(gt=0),
     WithJsonSchema(quantity_json_schema("bandwidth")),
+]
+PacketRatePerS = Annotated[  # a limit is never zero: leave it out for none
+    int,
+    BeforeValidator(parse_packet_rate_per_s),
+    PlainSerializer(format_packet_rate_per_s),
+    Field(gt=0),
+    WithJsonSchema(quantity_json_schema("packet_rate")),
 ]
 SizeBytes = Annotated[
     int,

@@ -34,6 +34,7 @@ from exanet._types import (
     U32_MAX,
     U64,
     BandwidthBytesPerS,
+    PacketRatePerS,
     PositiveSizeBytes,
     PositiveTimePs,
     SizeBytes,
@@ -292,9 +293,19 @@ class RouterConfig(_Section):
         "that packets already in the network win over newly injected ones; 0 (off) to 1 "
         "(always), true = 1",
     )
+    packet_rate: PacketRatePerS | None = Field(
+        None,
+        description="packets a router may forward per second over all its outputs, ejection "
+        "included, enforced per packet_rate_window (000 §2.3's switch rates; none: no limit)",
+    )
+    packet_rate_window: PositiveTimePs = Field(
+        "50ns", description="window of the router's packet-rate limit"
+    )
 
     def to_core(self) -> dict[str, Any]:
         return {
+            "packet_rate_per_s": self.packet_rate or 0,
+            "packet_rate_window_ps": self.packet_rate_window,
             "vcs": self.vcs,
             "vc_buffer_bytes": self.vc_buffer,
             "latency_ps": self.latency,
@@ -388,7 +399,14 @@ class NicConfig(_Section):
         "per injection_cap_window (none: only the injection link limits)",
     )
     injection_cap_window: PositiveTimePs = Field(
-        "50ns", description="window of the injection cap (Su, UpDown §5.3: 100 cycles at 2 GHz)"
+        "50ns",
+        description="window of the injection cap and of packet_rate (Su, UpDown §5.3: 100 cycles "
+        "at 2 GHz)",
+    )
+    packet_rate: PacketRatePerS | None = Field(
+        None,
+        description="packets a NIC may start per second, enforced per injection_cap_window "
+        "(000 §2.3's NIC rates; none: no limit)",
     )
     injection_vcs: Annotated[StrictInt, Field(ge=1, le=16)] | None = Field(
         None,
@@ -410,6 +428,7 @@ class NicConfig(_Section):
             "injection_cap_bytes": self.injection_cap_bytes(),
             "injection_cap_window_ps": self.injection_cap_window,
             "injection_vcs": self.injection_vcs or 0,
+            "packet_rate_per_s": self.packet_rate or 0,
         }
 
     def injection_cap_bytes(self) -> int:

@@ -86,6 +86,14 @@ _BANDWIDTH = _QuantityKind(
     largest="2^64 - 1 B/s (about 18.4 EB/s)",
 )
 
+_PACKET_RATE = _QuantityKind(
+    name="packet rate",
+    factors={prefix + "pps": Fraction(factor) for prefix, factor in _DECIMAL_PREFIXES.items()},
+    expected="a non-negative number with a packet-rate unit (pps, Kpps, Mpps, Gpps, Tpps: "
+    'packets per second), e.g. "150Mpps"',
+    largest="2^64 - 1 pps",
+)
+
 _SIZE = _QuantityKind(
     name="size",
     factors={**_scaled(_DECIMAL_PREFIXES, "B"), **_scaled(_BINARY_PREFIXES, "B")},
@@ -116,7 +124,12 @@ def quantity_json_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of a quantity of `kind` ("time", "bandwidth" or "size") as a config
     file writes it: a string of a number and one of the kind's units (a size may also be a
     plain integer of bytes), for editors that validate configs."""
-    quantity = {"time": _TIME, "bandwidth": _BANDWIDTH, "size": _SIZE}[kind]
+    quantity = {
+        "time": _TIME,
+        "bandwidth": _BANDWIDTH,
+        "packet_rate": _PACKET_RATE,
+        "size": _SIZE,
+    }[kind]
     units = "|".join(re.escape(unit) for unit in sorted(quantity.factors, key=len, reverse=True))
     string = {
         "type": "string",
@@ -148,6 +161,12 @@ def parse_bandwidth_bytes_per_s(value: str) -> int:
     """Parse a bandwidth such as "25GB/s" or "200Gb/s" into bytes per second (nearest integer)."""
     bandwidth = _round_half_up(_parse_exact(value, _BANDWIDTH))
     return _in_core_range(bandwidth, value, _BANDWIDTH)
+
+
+def parse_packet_rate_per_s(value: str) -> int:
+    """Parse a packet rate such as "150Mpps" into packets per second (nearest integer)."""
+    rate = _round_half_up(_parse_exact(value, _PACKET_RATE))
+    return _in_core_range(rate, value, _PACKET_RATE)
 
 
 def parse_size_bytes(value: str | int) -> int:
@@ -183,6 +202,13 @@ def format_bandwidth_bytes_per_s(bytes_per_s: int) -> str:
     return _format_decimal(
         bytes_per_s,
         [("TB/s", 10**12), ("GB/s", 10**9), ("MB/s", 10**6), ("KB/s", 10**3), ("B/s", 1)],
+    )
+
+
+def format_packet_rate_per_s(per_s: int) -> str:
+    """Write packets per second as an exact packet-rate string, e.g. 15e7 -> "150Mpps"."""
+    return _format_decimal(
+        per_s, [("Tpps", 10**12), ("Gpps", 10**9), ("Mpps", 10**6), ("Kpps", 10**3), ("pps", 1)]
     )
 
 

@@ -18,6 +18,8 @@ MINIMAL_CORE = {
         "output_latency_ps": 0,
         "arbitration": "round_robin",
         "in_transit_priority": False,
+        "packet_rate_per_s": 0,
+        "packet_rate_window_ps": 50_000,
     },
     "links": {
         "default": {"latency_ps": 20_000, "bandwidth_bytes_per_s": 25_000_000_000},
@@ -33,6 +35,7 @@ MINIMAL_CORE = {
         "injection_cap_bytes": 0,
         "injection_cap_window_ps": 50_000,
         "injection_vcs": 0,
+        "packet_rate_per_s": 0,
     },
     "traffic": {
         "kind": "synthetic",
@@ -72,6 +75,8 @@ vc_buffer = 8192
 latency = "30ns"
 arbitration = "age"
 in_transit_priority = true
+packet_rate = "800Mpps"
+packet_rate_window = "100ns"
 [links]
 latency = "10ns"
 bandwidth = "200Gb/s"
@@ -83,6 +88,7 @@ latency = "1.5us"
 injection_bandwidth = "12.5GB/s"
 mtu = "1KiB"
 header = "16B"
+packet_rate = "120Mpps"
 [traffic]
 kind = "synthetic"
 pattern = "hotspot"
@@ -128,6 +134,8 @@ def test_full_toml_to_core(tmp_path):
         "output_latency_ps": 0,
         "arbitration": "age",
         "in_transit_priority": True,
+        "packet_rate_per_s": 800_000_000,
+        "packet_rate_window_ps": 100_000,
     }
     assert core["links"] == {
         "default": {"latency_ps": 10_000, "bandwidth_bytes_per_s": 25_000_000_000},
@@ -146,6 +154,7 @@ def test_full_toml_to_core(tmp_path):
         "injection_cap_bytes": 0,
         "injection_cap_window_ps": 50_000,
         "injection_vcs": 0,
+        "packet_rate_per_s": 120_000_000,
     }
     assert core["traffic"] == {
         "kind": "synthetic",

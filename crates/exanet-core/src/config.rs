@@ -262,6 +262,12 @@ pub struct RouterConfig {
     /// In-transit-priority restriction (002): the probability, per arbitration, that an
     /// injected packet may win an output only when no in-transit packet competes for it.
     pub in_transit_priority: f64,
+    /// Packets a router may forward per second over all its outputs, ejection included,
+    /// enforced per window of `packet_rate_window_ps` (0: no limit; 000 §2.3's switch rates).
+    #[serde(default)]
+    pub packet_rate_per_s: u64,
+    #[serde(default)]
+    pub packet_rate_window_ps: u64,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -299,6 +305,10 @@ pub struct NicConfig {
     pub injection_cap_bytes: u64,
     #[serde(default)]
     pub injection_cap_window_ps: u64,
+    /// Packets a NIC may start per second, enforced per window of `injection_cap_window_ps`
+    /// (0: no limit; 000 §2.3's NIC rates).
+    #[serde(default)]
+    pub packet_rate_per_s: u64,
     /// Router input VCs a NIC's packets may enter, VCs 0 to n - 1 (0: every VC). 1 models a
     /// router with one injection queue per NIC.
     #[serde(default)]
@@ -745,6 +755,20 @@ impl Config {
                     "a weight > 0 for every size of the mix",
                 ));
             }
+        }
+        if nic.packet_rate_per_s > 0 && nic.injection_cap_window_ps == 0 {
+            return Err(ConfigError::new(
+                "nic.injection_cap_window",
+                "0ns",
+                "a window > 0 for nic.packet_rate, e.g. \"50ns\"",
+            ));
+        }
+        if self.router.packet_rate_per_s > 0 && self.router.packet_rate_window_ps == 0 {
+            return Err(ConfigError::new(
+                "router.packet_rate_window",
+                "0ns",
+                "a window > 0 for router.packet_rate, e.g. \"50ns\"",
+            ));
         }
         if nic.injection_cap_bytes > 0 && nic.injection_cap_window_ps == 0 {
             return Err(ConfigError::new(

@@ -7,6 +7,7 @@ mod model;
 mod nic;
 mod packet;
 mod parallel;
+mod rate;
 mod record;
 mod results;
 mod router;

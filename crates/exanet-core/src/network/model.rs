@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::packet::PacketArena;
 use super::parallel::Remote;
+use super::rate::{PacketRate, RateWindow};
 use super::record::Recorder;
 use super::state::{
     BurstClock, EndpointCounters, InputPool, Nic, NicLimits, OutputPool, OutputPort, PortLink,
@@ -105,6 +106,13 @@ fn state_footprint(topology: &dyn Topology, config: &Config) -> Footprint {
         .add("NICs", endpoints, per_endpoint as u64)
         .add("NIC credits", endpoints, vcs * 4)
         .add("result tables", ports + endpoints, RESULT_COLUMNS);
+    if config.router.packet_rate_per_s > 0 {
+        need.add(
+            "router packet-rate windows",
+            u64::from(topology.num_routers()),
+            size_of::<RateWindow>() as u64,
+        );
+    }
     need
 }
 
@@ -285,6 +293,11 @@ pub struct Network {
     pub(super) eligibility_delay_ps: Time,
     pub(super) injection_cap_bytes: u64,
     pub(super) injection_cap_window_ps: Time,
+    /// Packet-rate limits (`nic.packet_rate`, `router.packet_rate`), and each router's use of
+    /// its own (empty without a router limit).
+    pub(super) nic_packet_rate: Option<PacketRate>,
+    pub(super) router_packet_rate: Option<PacketRate>,
+    pub(super) router_rate_windows: SharedArray<RateWindow>,
     /// Closed workloads (bursts, jobs) run until they finish; the window is the whole run.
     pub(super) closed: bool,
     /// Routers: entity ids below this are routers, the NICs follow.
@@ -426,8 +439,22 @@ impl Network {
                 });
             }
         }
+        let nic_packet_rate = PacketRate::new(
+            config.nic.packet_rate_per_s,
+            config.nic.injection_cap_window_ps,
+        );
+        let router_packet_rate = PacketRate::new(
+            config.router.packet_rate_per_s,
+            config.router.packet_rate_window_ps,
+        );
+        let router_rate_windows = if router_packet_rate.is_some() {
+            vec![RateWindow::default(); routers]
+        } else {
+            Vec::new()
+        };
         let nic_limits = if config.nic.max_outstanding_packets > 0
             || config.nic.injection_cap_bytes > 0
+            || nic_packet_rate.is_some()
             || burst.is_some()
             || synthetic.as_ref().is_some_and(|s| s.keeps_burst())
         {
@@ -471,6 +498,9 @@ impl Network {
             eligibility_delay_ps: config.nic.eligibility_delay_ps,
             injection_cap_bytes: config.nic.injection_cap_bytes,
             injection_cap_window_ps: config.nic.injection_cap_window_ps,
+            nic_packet_rate,
+            router_packet_rate,
+            router_rate_windows: router_rate_windows.into(),
             closed,
             routers: routers as u32,
             ports,

@@ -187,12 +187,16 @@ impl Network {
         (head.bytes - nic.cut_bytes).min(self.mtu_bytes) + self.header_bytes
     }
 
-    /// When NIC `e`'s injection cap lets its next packet start (`now` if it may start now):
-    /// the bytes started in the current window plus this packet must fit the cap, or the
-    /// packet waits for the next window.
+    /// When NIC `e`'s injection cap and packet-rate limit let its next packet start (`now` if
+    /// it may start now): the bytes started in the current window plus this packet must fit
+    /// the cap, or the packet waits for the next window; likewise for the packet count.
     fn cap_allows_at(&mut self, now: Time, e: u32) -> Time {
-        if self.injection_cap_bytes == 0 {
-            return now;
+        let rate_at = match self.nic_packet_rate {
+            Some(rate) => self.nic_limits[e as usize].rate.allows_at(now, rate),
+            None => now,
+        };
+        if self.injection_cap_bytes == 0 || rate_at > now {
+            return rate_at;
         }
         let window = now / self.injection_cap_window_ps;
         let bytes = self.head_packet_wire_bytes(e);
@@ -307,6 +311,9 @@ impl Network {
         });
         if self.injection_cap_bytes != 0 {
             self.nic_limits[ei].cap_used_bytes += u64::from(bytes);
+        }
+        if self.nic_packet_rate.is_some() {
+            self.nic_limits[ei].rate.take();
         }
         if self.max_outstanding != 0 {
             self.nic_limits[ei].outstanding += 1;

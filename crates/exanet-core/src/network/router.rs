@@ -357,6 +357,13 @@ impl Network {
             self.ensure_wake(now, router, port, free_at, sched);
             return;
         }
+        if let Some(rate) = self.router_packet_rate {
+            let open_at = self.router_rate_windows[router as usize].allows_at(now, rate);
+            if open_at > now {
+                self.ensure_wake(now, router, port, open_at, sched);
+                return;
+            }
+        }
         let ejection = self.port_class[out_index] == NIC_CLASS;
         let inputs = self.ports << self.vc_bits;
         let start = self.outputs[out_index].rr as usize;
@@ -520,6 +527,9 @@ impl Network {
         let id = slot.queue.pop(&self.packets);
         let bytes = slot.bytes;
         let more = !slot.queue.is_empty();
+        if self.router_packet_rate.is_some() {
+            self.router_rate_windows[router as usize].take();
+        }
         let out_block = self.output_blocks[out_index];
         self.output_pool.requests_mut(out_block)[grant.input / 64] &= !(1 << (grant.input % 64));
 

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::packet::Fifo;
+use super::rate::RateWindow;
 use super::serialization_ps;
 use crate::engine::{EntityRng, Time};
 use crate::stats::{LatencyStats, TimeAverage};
@@ -294,6 +295,8 @@ pub(super) struct NicLimits {
     /// The injection cap's current window (its index) and the wire bytes started in it.
     pub cap_window: u64,
     pub cap_used_bytes: u64,
+    /// The packet-rate limit's current window and the packets started in it.
+    pub rate: RateWindow,
 }
 
 /// A NIC's state.
