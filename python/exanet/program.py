@@ -36,7 +36,7 @@ from exanet.units import QuantityError, parse_size_bytes, parse_time_ps
 
 ALGORITHMS: dict[str, tuple[str, ...]] = {
     "allreduce": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
-    "bcast": ("binomial", "auto"),
+    "bcast": ("binomial", "scatter_ring_allgather", "scatter_doubling_allgather", "auto"),
     "reduce": ("binomial", "auto"),
     "allgather": ("ring", "recursive_doubling", "auto"),
     "alltoall": ("pairwise", "bruck", "auto"),

@@ -286,7 +286,7 @@ APP_ALGORITHMS = {
     "allgather": ("ring", "recursive_doubling", "auto"),
     "alltoall": ("pairwise", "bruck", "auto"),
     "pf3d": ("pairwise", "bruck", "auto"),
-    "bcast": ("binomial", "auto"),
+    "bcast": ("binomial", "scatter_ring_allgather", "scatter_doubling_allgather", "auto"),
     "reduce": ("binomial", "auto"),
     "barrier": ("dissemination", "auto"),
     "qbox": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
@@ -550,8 +550,25 @@ class CollectiveThresholds(_Section):
         "(MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE)",
     )
 
+    bcast_short: MessageBytes = Field(
+        "12KiB",
+        description="bcast: binomial below this size or with fewer than bcast_min_ranks ranks "
+        "(MPIR_CVAR_BCAST_SHORT_MSG_SIZE)",
+    )
+    bcast_min_ranks: PositiveU32 = Field(
+        8, description="bcast: fewer ranks always use binomial (MPIR_CVAR_BCAST_MIN_PROCS)"
+    )
+    bcast_long: MessageBytes = Field(
+        "512KiB",
+        description="bcast: scatter_doubling_allgather below this size on a power-of-two rank "
+        "count, scatter_ring_allgather otherwise (MPIR_CVAR_BCAST_LONG_MSG_SIZE)",
+    )
+
     def to_core(self) -> dict[str, Any]:
         return {
+            "bcast_short_bytes": self.bcast_short,
+            "bcast_min_ranks": self.bcast_min_ranks,
+            "bcast_long_bytes": self.bcast_long,
             "allreduce_short_bytes": self.allreduce_short,
             "allgather_long_bytes": self.allgather_long,
             "alltoall_short_bytes": self.alltoall_short,

@@ -43,8 +43,12 @@ def algorithms(*jobs, **traffic) -> list[str]:
         ("alltoall", 8, "256B", "alltoall:bruck=1"),
         ("alltoall", 8, "257B", "alltoall:pairwise=1"),
         ("alltoall", 4, "64B", "alltoall:pairwise=1"),
-        # MPICH's scatter + allgather bcasts are not built: binomial at every size.
-        ("bcast", 16, "1MiB", "bcast:binomial=1"),
+        # MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288, MIN_PROCS = 8, LONG_MSG_SIZE = 524288.
+        ("bcast", 16, "8KiB", "bcast:binomial=1"),
+        ("bcast", 4, "1MiB", "bcast:binomial=1"),
+        ("bcast", 16, "64KiB", "bcast:scatter_doubling_allgather=1"),
+        ("bcast", 12, "64KiB", "bcast:scatter_ring_allgather=1"),
+        ("bcast", 16, "1MiB", "bcast:scatter_ring_allgather=1"),
         ("barrier", 16, "0B", "barrier:dissemination=1"),
     ],
 )
@@ -81,7 +85,9 @@ def test_auto_is_resolved_per_call_and_counted_per_call(tmp_path):
     write_trace(Program.from_generator(program, 8), path)
     result = run({"trace": str(path), "name": "mixed"}, {"app": "pingpong", "ranks": 2})
     assert list(result.jobs["algorithms"].astype(str)) == [
-        "bcast:binomial=1, allreduce:recursive_doubling=1, allreduce:rabenseifner=2, "
+        # 64 KiB on 8 ranks: at least 12 KiB and 8 ranks, a power of two below 512 KiB
+        "bcast:scatter_doubling_allgather=1, allreduce:recursive_doubling=1, "
+        "allreduce:rabenseifner=2, "
         "allgather:ring=1, alltoall:bruck=1",
         "",
     ]
@@ -123,6 +129,27 @@ def test_tree_is_only_an_allreduce_algorithm():
     with pytest.raises(ConfigError) as info:
         run({"app": "bcast", "ranks": 4, "algorithm": "tree"})
     assert "algorithm" in info.value.key
-    assert "binomial, auto" in str(info.value)
+    assert "binomial, scatter_ring_allgather, scatter_doubling_allgather, auto" in str(info.value)
     with pytest.raises(ConfigError, match="recursive_doubling, ring, rabenseifner, tree, auto"):
         Program.from_ops([[allreduce(8, algorithm="binomial")]], 1).validate("ops")
+
+
+def test_scatter_allgather_bcasts_move_the_analytic_bytes_in_about_twice_a_transfer():
+    # 1 MiB from one of 16 ranks on 25 GB/s links: one whole transfer takes S/B = 41.9 us.
+    # Binomial sends the whole buffer 4 times in a row (4 S/B); the scatter sends 15/16 of it
+    # down the tree and the allgather 15 chunks of S/16, 2 x 15/16 S/B in all, the bytes of
+    # the scatter's subtrees (32 chunks) plus 16 x 15 chunks of the allgather.
+    size = 1024 * KIB
+    transfer_ns = size / 25e9 * 1e9
+    chunk = size // 16
+
+    def bcast_ran(algorithm):
+        job = {"app": "bcast", "ranks": 16, "message": "1MiB", "algorithm": algorithm}
+        return run(job).jobs.iloc[0]
+
+    binomial = bcast_ran("binomial")
+    assert 4 * transfer_ns <= binomial.completion_ns <= 1.1 * 4 * transfer_ns
+    for algorithm in ["scatter_ring_allgather", "scatter_doubling_allgather"]:
+        ran = bcast_ran(algorithm)
+        assert ran.bytes_sent == (32 + 16 * 15) * chunk
+        assert 2 * 15 / 16 * transfer_ns <= ran.completion_ns < 0.65 * binomial.completion_ns

@@ -19,6 +19,8 @@
 //! | allreduce | rabenseifner | 2·log2 p, +2 if rem > 0 | 2·log2 p | 2S(p−1)/p |
 //! | allreduce | tree | 2L | 1 + children(r), root L; 2(n − 1) in all | S per message |
 //! | bcast | binomial | L | root L; n − 1 in all | S per message |
+//! | bcast | scatter_ring_allgather | L + n − 1 | scatter's, then n − 1 | chunks: scatter's S/n·sub(r) to r, then S/n per message |
+//! | bcast | scatter_doubling_allgather (n = 2^L) | 2L | scatter's, then L | scatter's, then S/n·2^k at step k |
 //! | reduce | binomial | L | 1, root 0; n − 1 in all | S per message |
 //! | gather | binomial | L | 1, root 0; n − 1 in all | B·sub(r); root gets B(n−1) |
 //! | gather | linear | 1 | 1, root 0 (gets n − 1 at once) | B |
@@ -44,6 +46,11 @@
 //!   ring goes round twice: 2(n−1)·S bytes in all, exactly.
 //! - Tree (SST Ember's allreduce): reduce's binomial tree to rank 0 in the first L steps, then
 //!   bcast's from rank 0 in the last L; children(r) = the ranks rank r sends to in the bcast.
+//! - Scatter + allgather bcasts (van de Geijn; MPICH's for long messages) cut S into n chunks,
+//!   chunk c being relative rank c's: binomial scatter's L steps carry each rank its subtree's
+//!   chunks, then a ring (n − 1 steps) or recursive-doubling (L steps) allgather in relative
+//!   ranks. As in MPICH, a rank counts only its own chunk as held after the scatter, so the
+//!   allgather resends chunks a rank already has (all of them to the root).
 //! - Bcast/reduce count ranks relative to `root`; the root sends (bcast) or receives (reduce) in
 //!   every step. Binomial gather (scatter) is reduce's (bcast's) tree carrying blocks: relative
 //!   rank r sends (receives) the blocks of its subtree, r..r + sub(r), once; block c is relative
@@ -100,6 +107,11 @@ pub enum Algorithm {
     Linear,
     /// Binomial reduce to rank 0, then binomial bcast (allreduce).
     Tree,
+    /// Bcast of long messages (van de Geijn): a binomial scatter of n chunks, then a ring
+    /// allgather of them.
+    ScatterRingAllgather,
+    /// As `ScatterRingAllgather` with a recursive-doubling allgather (n = 2^k).
+    ScatterDoublingAllgather,
     /// Chosen per call by message size and rank count ([`Thresholds::choose`]).
     Auto,
 }
@@ -123,6 +135,13 @@ pub struct Thresholds {
     /// Reduce_scatter: pairwise from this S, ring below
     /// (MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE).
     pub reduce_scatter_long_bytes: u64,
+    /// Bcast: binomial below this S (MPIR_CVAR_BCAST_SHORT_MSG_SIZE) ...
+    pub bcast_short_bytes: u64,
+    /// ... or with fewer ranks (MPIR_CVAR_BCAST_MIN_PROCS); scatter + doubling allgather below
+    /// `bcast_long_bytes` on 2^k ranks, scatter + ring allgather otherwise
+    /// (MPIR_CVAR_BCAST_LONG_MSG_SIZE).
+    pub bcast_min_ranks: u32,
+    pub bcast_long_bytes: u64,
 }
 
 impl Default for Thresholds {
@@ -133,6 +152,9 @@ impl Default for Thresholds {
             alltoall_short_bytes: 256,
             alltoall_min_ranks: 8,
             reduce_scatter_long_bytes: 524_288,
+            bcast_short_bytes: 12_288,
+            bcast_min_ranks: 8,
+            bcast_long_bytes: 524_288,
         }
     }
 }
@@ -170,6 +192,15 @@ impl Thresholds {
                     A::Bruck
                 } else {
                     A::Pairwise
+                }
+            }
+            K::Bcast => {
+                if bytes < self.bcast_short_bytes || ranks < self.bcast_min_ranks {
+                    A::Binomial
+                } else if bytes < self.bcast_long_bytes && ranks.is_power_of_two() {
+                    A::ScatterDoublingAllgather
+                } else {
+                    A::ScatterRingAllgather
                 }
             }
             K::ReduceScatter => {
@@ -243,7 +274,12 @@ impl CollectiveKind {
         use Algorithm as A;
         match self {
             Self::Barrier => &[A::Dissemination],
-            Self::Bcast | Self::Reduce => &[A::Binomial],
+            Self::Bcast => &[
+                A::Binomial,
+                A::ScatterRingAllgather,
+                A::ScatterDoublingAllgather,
+            ],
+            Self::Reduce => &[A::Binomial],
             Self::Allreduce => &[A::RecursiveDoubling, A::Ring, A::Rabenseifner, A::Tree],
             Self::Allgather => &[A::Ring, A::RecursiveDoubling],
             Self::Alltoall | Self::Alltoallv => &[A::Pairwise, A::Bruck],
@@ -255,7 +291,7 @@ impl CollectiveKind {
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 10] = [
+    pub const ALL: [Algorithm; 12] = [
         Algorithm::RecursiveDoubling,
         Algorithm::Ring,
         Algorithm::Rabenseifner,
@@ -265,6 +301,8 @@ impl Algorithm {
         Algorithm::Dissemination,
         Algorithm::Linear,
         Algorithm::Tree,
+        Algorithm::ScatterRingAllgather,
+        Algorithm::ScatterDoublingAllgather,
         Algorithm::Auto,
     ];
 
@@ -280,6 +318,8 @@ impl Algorithm {
             Self::Dissemination => "dissemination",
             Self::Linear => "linear",
             Self::Tree => "tree",
+            Self::ScatterRingAllgather => "scatter_ring_allgather",
+            Self::ScatterDoublingAllgather => "scatter_doubling_allgather",
             Self::Auto => "auto",
         }
     }
@@ -327,6 +367,12 @@ impl Collective {
                  use ring"
             ));
         }
+        if algorithm == Algorithm::ScatterDoublingAllgather && !ranks.is_power_of_two() {
+            return Err(format!(
+                "scatter_doubling_allgather bcast needs a power-of-two number of ranks, not \
+                 {ranks}; use scatter_ring_allgather"
+            ));
+        }
         Ok(())
     }
 
@@ -348,6 +394,8 @@ impl Collective {
             (CollectiveKind::Allreduce, A::RecursiveDoubling) => lg + 2 * fold,
             (_, A::Rabenseifner) => 2 * lg + 2 * fold,
             (_, A::Tree) => 2 * ceil_log2(n),
+            (_, A::ScatterRingAllgather) => ceil_log2(n) + n - 1,
+            (_, A::ScatterDoublingAllgather) => 2 * ceil_log2(n),
             _ => ceil_log2(n),
         }
     }
@@ -393,6 +441,10 @@ impl Collective {
                 split(self.ranks)
             }
             (CollectiveKind::Allreduce, Algorithm::Rabenseifner) => split(pof2(self.ranks)),
+            (
+                CollectiveKind::Bcast,
+                Algorithm::ScatterRingAllgather | Algorithm::ScatterDoublingAllgather,
+            ) => split(self.ranks),
             (CollectiveKind::Alltoallv, _) => split(self.ranks - 1),
             _ => (self.bytes, 0),
         }
@@ -426,6 +478,28 @@ impl Collective {
                     ..*self
                 };
                 half.moves(t, f);
+            }
+            (K::Bcast, A::ScatterRingAllgather | A::ScatterDoublingAllgather) => {
+                // In ranks relative to the root, chunk c being relative rank c's: the binomial
+                // scatter's L steps, then the allgather's. As in MPICH, each rank counts only
+                // its own chunk as held after the scatter, so the allgather sends a rank some
+                // chunks it already has (the root all of them).
+                let lg = ceil_log2(n);
+                let (kind, algorithm, t) = match (s < lg, self.algorithm) {
+                    (true, _) => (K::Scatter, A::Binomial, s),
+                    (false, A::ScatterRingAllgather) => (K::Allgather, A::Ring, s - lg),
+                    (false, _) => (K::Allgather, A::RecursiveDoubling, s - lg),
+                };
+                let relative = Collective {
+                    kind,
+                    algorithm,
+                    me: (me + n - self.root) % n,
+                    root: 0,
+                    ..*self
+                };
+                // A trait object: a closure type per call would instantiate `moves` forever.
+                let mut from_root = |side, peer, blocks| f(side, (peer + self.root) % n, blocks);
+                relative.moves(t, &mut from_root as &mut dyn FnMut(Side, u32, Blocks));
             }
             (K::Allreduce | K::ReduceScatter, A::Ring) => {
                 // Step t of a reduce-scatter sends chunk me + o − t: the allreduce's (o = 0)
@@ -617,7 +691,7 @@ mod tests {
         K::Scan,
         K::Exscan,
     ];
-    const ALGORITHMS: [A; 10] = Algorithm::ALL;
+    const ALGORITHMS: [A; 12] = Algorithm::ALL;
 
     fn sizes() -> impl Iterator<Item = u32> {
         (1..=33).chain([64, 100])
@@ -734,6 +808,20 @@ mod tests {
 
     #[test]
     fn message_counts_and_volumes_follow_the_table() {
+        // Scatter + allgather bcasts of S = 8000 on 8 ranks, chunks of 1000: the scatter sends
+        // each relative rank r its subtree's sub(r) chunks (1, 2, 1, 4, 1, 2, 1: 12 in 7
+        // messages); the ring allgather 8 x 7 chunks, one per message, the doubling one the
+        // same chunks in 8 x 3 messages. Whatever the root.
+        for root in [0, 5] {
+            assert_eq!(
+                total(K::Bcast, A::ScatterRingAllgather, 8, root, 8000),
+                (7 + 56, 12_000 + 56_000)
+            );
+            assert_eq!(
+                total(K::Bcast, A::ScatterDoublingAllgather, 8, root, 8000),
+                (7 + 24, 12_000 + 56_000)
+            );
+        }
         // Allreduce.
         assert_eq!(
             total(K::Allreduce, A::RecursiveDoubling, 16, 0, 1000),
@@ -964,15 +1052,17 @@ mod tests {
         // MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE = 524288.
         assert_eq!(t.choose(K::ReduceScatter, 512 * kib - 1, 8), A::Ring);
         assert_eq!(t.choose(K::ReduceScatter, 512 * kib, 8), A::Pairwise);
-        // Binomial bcast at every size (MPICH's scatter + allgather bcasts are not built).
-        for kind in [
-            K::Bcast,
-            K::Reduce,
-            K::Gather,
-            K::Scatter,
-            K::Barrier,
-            K::Scan,
-        ] {
+        // MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288, MPIR_CVAR_BCAST_MIN_PROCS = 8,
+        // MPIR_CVAR_BCAST_LONG_MSG_SIZE = 524288.
+        assert_eq!(t.choose(K::Bcast, 12 * kib - 1, 64), A::Binomial);
+        assert_eq!(t.choose(K::Bcast, 4 * kib * kib, 7), A::Binomial);
+        assert_eq!(
+            t.choose(K::Bcast, 12 * kib, 64),
+            A::ScatterDoublingAllgather
+        );
+        assert_eq!(t.choose(K::Bcast, 12 * kib, 48), A::ScatterRingAllgather);
+        assert_eq!(t.choose(K::Bcast, 512 * kib, 64), A::ScatterRingAllgather);
+        for kind in [K::Reduce, K::Gather, K::Scatter, K::Barrier, K::Scan] {
             assert_eq!(t.choose(kind, 4 * kib * kib, 64), kind.default_algorithm());
         }
         assert_eq!(t.choose(K::Alltoallv, 16, 64), A::Pairwise);
@@ -1080,6 +1170,7 @@ mod tests {
             {
                 let m = match (kind, algorithm) {
                     (K::Allreduce, A::Ring)
+                    | (K::Bcast, A::ScatterRingAllgather | A::ScatterDoublingAllgather)
                     | (K::Allgather | K::Gather | K::Scatter | K::ReduceScatter, _) => n,
                     (K::Allreduce, A::Rabenseifner) => pof2(n),
                     _ => 1,
@@ -1108,9 +1199,12 @@ mod tests {
                                 let incoming = before[from as usize][c];
                                 let mine = &mut held[to as usize][c];
                                 assert_ne!(incoming, 0, "{what} step {s}: {from} sends nothing");
+                                // A bcast's allgather after its scatter resends chunks, as
+                                // MPICH's does (binomial bcasts end before step L).
+                                let resent = kind == K::Bcast && s >= ceil_log2(n);
                                 if kind == K::Allreduce && !reducing(&proto, s) {
                                     assert_eq!(incoming, full, "{what} step {s}: copies a partial");
-                                } else if kind != K::Barrier {
+                                } else if kind != K::Barrier && !resent {
                                     assert_eq!(*mine & incoming, 0, "{what} step {s}: twice");
                                 }
                                 *mine |= incoming;
