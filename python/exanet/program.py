@@ -38,7 +38,7 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
     "allreduce": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
     "bcast": ("binomial", "scatter_ring_allgather", "scatter_doubling_allgather", "auto"),
     "reduce": ("binomial", "auto"),
-    "allgather": ("ring", "recursive_doubling", "auto"),
+    "allgather": ("ring", "recursive_doubling", "bruck", "auto"),
     "alltoall": ("pairwise", "bruck", "auto"),
     "alltoallv": ("pairwise", "bruck", "auto"),
     "barrier": ("dissemination", "auto"),

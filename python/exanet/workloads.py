@@ -283,7 +283,7 @@ APP_DEFAULT_PARTNERS = {"spread": 23, "umesh": 9}
 #: The algorithms of the collective each app runs (docs/workloads.md lists message counts).
 APP_ALGORITHMS = {
     "allreduce": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
-    "allgather": ("ring", "recursive_doubling", "auto"),
+    "allgather": ("ring", "recursive_doubling", "bruck", "auto"),
     "alltoall": ("pairwise", "bruck", "auto"),
     "pf3d": ("pairwise", "bruck", "auto"),
     "bcast": ("binomial", "scatter_ring_allgather", "scatter_doubling_allgather", "auto"),
@@ -536,6 +536,11 @@ class CollectiveThresholds(_Section):
         description="allgather on a power-of-two rank count: recursive_doubling below this "
         "total (ranks x block), ring from it (MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE)",
     )
+    allgather_short: MessageBytes = Field(
+        "80KiB",
+        description="allgather when recursive_doubling does not apply: bruck below this total "
+        "(ranks x block), ring from it (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE)",
+    )
     alltoall_short: MessageBytes = Field(
         "256B",
         description="alltoall: bruck up to this block with at least alltoall_min_ranks ranks, "
@@ -571,6 +576,7 @@ class CollectiveThresholds(_Section):
             "bcast_long_bytes": self.bcast_long,
             "allreduce_short_bytes": self.allreduce_short,
             "allgather_long_bytes": self.allgather_long,
+            "allgather_short_bytes": self.allgather_short,
             "alltoall_short_bytes": self.alltoall_short,
             "alltoall_min_ranks": self.alltoall_min_ranks,
             "reduce_scatter_long_bytes": self.reduce_scatter_long,

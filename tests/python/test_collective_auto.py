@@ -38,7 +38,9 @@ def algorithms(*jobs, **traffic) -> list[str]:
         # MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE = 524288 on ranks x block, powers of two only.
         ("allgather", 16, "1KiB", "allgather:recursive_doubling=1"),
         ("allgather", 16, "32KiB", "allgather:ring=1"),
-        ("allgather", 12, "1KiB", "allgather:ring=1"),
+        # Otherwise MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE = 81920 on ranks x block: Bruck below.
+        ("allgather", 12, "1KiB", "allgather:bruck=1"),
+        ("allgather", 12, "8KiB", "allgather:ring=1"),
         # MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 with at least 8 ranks.
         ("alltoall", 8, "256B", "alltoall:bruck=1"),
         ("alltoall", 8, "257B", "alltoall:pairwise=1"),
@@ -153,3 +155,15 @@ def test_scatter_allgather_bcasts_move_the_analytic_bytes_in_about_twice_a_trans
         ran = bcast_ran(algorithm)
         assert ran.bytes_sent == (32 + 16 * 15) * chunk
         assert 2 * 15 / 16 * transfer_ns <= ran.completion_ns < 0.65 * binomial.completion_ns
+
+
+def test_bruck_allgather_sends_the_ring_s_bytes_in_log_steps():
+    # 12 ranks, B = 1000: steps of 1, 2, 4 and 4 blocks, 4 messages a rank where the ring
+    # takes 11; both send B(n - 1) a rank.
+    def summary(algorithm):
+        job = {"app": "allgather", "ranks": 12, "message": 1000, "algorithm": algorithm}
+        return run(job).summary
+
+    bruck, ring = summary("bruck"), summary("ring")
+    assert (bruck["messages_sent"], bruck["bytes_sent"]) == (12 * 4, 12 * 11 * 1000)
+    assert (ring["messages_sent"], ring["bytes_sent"]) == (12 * 11, 12 * 11 * 1000)

@@ -31,6 +31,7 @@
 //! | scan, exscan | recursive_doubling | L | #{k < L : me + 2^k < n}, step k to me + 2^k | S per message |
 //! | allgather | ring | n − 1 | n − 1 | B(n−1) |
 //! | allgather | recursive_doubling (n = 2^L) | L | L, step k: B·2^k | B(n−1) |
+//! | allgather | bruck | L | L, step k to rank me − 2^k: B·min(2^k, n − 2^k) | B(n−1) |
 //! | alltoall | pairwise | n − 1 | n − 1, step k to rank me + k | B(n−1) |
 //! | alltoall | bruck | L | L, step k to rank me + 2^k | B·Σ_{i<n} popcount(i) |
 //! | alltoallv | pairwise | n − 1 | n − 1 | T |
@@ -127,6 +128,9 @@ pub struct Thresholds {
     /// Allgather on a power-of-two count: recursive doubling below this n·B, ring from it
     /// (MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE).
     pub allgather_long_bytes: u64,
+    /// Allgather otherwise: Bruck below this n·B, ring from it
+    /// (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE).
+    pub allgather_short_bytes: u64,
     /// Alltoall: Bruck up to this B with at least `alltoall_min_ranks` ranks
     /// (MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE).
     pub alltoall_short_bytes: u64,
@@ -149,6 +153,7 @@ impl Default for Thresholds {
         Thresholds {
             allreduce_short_bytes: 2048,
             allgather_long_bytes: 524_288,
+            allgather_short_bytes: 81_920,
             alltoall_short_bytes: 256,
             alltoall_min_ranks: 8,
             reduce_scatter_long_bytes: 524_288,
@@ -183,6 +188,8 @@ impl Thresholds {
                 let total = bytes.saturating_mul(u64::from(ranks));
                 if ranks.is_power_of_two() && total < self.allgather_long_bytes {
                     A::RecursiveDoubling
+                } else if total < self.allgather_short_bytes {
+                    A::Bruck
                 } else {
                     A::Ring
                 }
@@ -281,7 +288,7 @@ impl CollectiveKind {
             ],
             Self::Reduce => &[A::Binomial],
             Self::Allreduce => &[A::RecursiveDoubling, A::Ring, A::Rabenseifner, A::Tree],
-            Self::Allgather => &[A::Ring, A::RecursiveDoubling],
+            Self::Allgather => &[A::Ring, A::RecursiveDoubling, A::Bruck],
             Self::Alltoall | Self::Alltoallv => &[A::Pairwise, A::Bruck],
             Self::Gather | Self::Scatter => &[A::Binomial, A::Linear],
             Self::ReduceScatter => &[A::Ring, A::Pairwise],
@@ -339,6 +346,8 @@ enum Blocks {
     Range(u32, u32),
     /// Bruck step k: the chunks c whose offset c + 1 has bit k set.
     Bit(u32),
+    /// `count` chunks from `lo` on, wrapping past the last to chunk 0 (Bruck's allgather).
+    Wrapped(u32, u32),
 }
 
 impl Collective {
@@ -424,6 +433,12 @@ impl Collective {
                 u64::from(hi - lo) * q + u64::from(r.min(hi).saturating_sub(lo))
             }
             Blocks::Bit(k) => q * ones(self.ranks - 1, k) + ones(r, k),
+            Blocks::Wrapped(lo, count) => {
+                let n = self.ranks;
+                let end = lo + count;
+                self.volume(Blocks::Range(lo, end.min(n)))
+                    + self.volume(Blocks::Range(0, end.saturating_sub(n)))
+            }
         }
     }
 
@@ -562,6 +577,17 @@ impl Collective {
             (K::Allgather, A::Ring) => {
                 let b = (me + n - s) % n;
                 exchange(right(1), one(b), left(1), one((b + n - 1) % n));
+            }
+            (K::Allgather, A::Bruck) => {
+                // Before step s a rank holds the 2^s blocks from its own on; it sends them (no
+                // more than the n − 2^s still missing below it) to the rank 2^s below.
+                let count = (1 << s).min(n - (1 << s));
+                exchange(
+                    left(1 << s),
+                    Blocks::Wrapped(me, count),
+                    right(1 << s),
+                    Blocks::Wrapped(right(1 << s), count),
+                );
             }
             (K::Allgather, A::RecursiveDoubling) if n.is_power_of_two() => {
                 // After step s a rank holds the blocks of its aligned group of 2^(s+1) ranks.
@@ -756,6 +782,7 @@ mod tests {
     fn chunks(b: Blocks, n: u32) -> Vec<usize> {
         match b {
             Blocks::Range(lo, hi) => (lo as usize..hi as usize).collect(),
+            Blocks::Wrapped(lo, count) => (lo..lo + count).map(|c| (c % n) as usize).collect(),
             Blocks::Bit(k) => (0..n as usize - 1)
                 .filter(|c| (c + 1) >> k & 1 == 1)
                 .collect(),
@@ -808,6 +835,21 @@ mod tests {
 
     #[test]
     fn message_counts_and_volumes_follow_the_table() {
+        // Bruck allgather of B = 100 on 12 ranks: steps of 1, 2, 4 and 4 blocks (12 − 8), 4
+        // messages a rank, B(n − 1) bytes.
+        assert_eq!(
+            total(K::Allgather, A::Bruck, 12, 0, 100),
+            (12 * 4, 12 * 11 * 100)
+        );
+        let mut sends = Vec::new();
+        coll(K::Allgather, A::Bruck, 12, 5, 0, 100).step(3, &mut sends, &mut Vec::new());
+        assert_eq!(
+            sends,
+            vec![Transfer {
+                peer: 9,
+                bytes: 400
+            }]
+        );
         // Scatter + allgather bcasts of S = 8000 on 8 ranks, chunks of 1000: the scatter sends
         // each relative rank r its subtree's sub(r) chunks (1, 2, 1, 4, 1, 2, 1: 12 in 7
         // messages); the ring allgather 8 x 7 chunks, one per message, the doubling one the
@@ -1044,7 +1086,10 @@ mod tests {
             A::RecursiveDoubling
         );
         assert_eq!(t.choose(K::Allgather, 32 * kib, 16), A::Ring);
-        assert_eq!(t.choose(K::Allgather, 64, 12), A::Ring);
+        // Otherwise MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE = 81920 on n·B: Bruck below, ring from.
+        assert_eq!(t.choose(K::Allgather, 64, 12), A::Bruck);
+        assert_eq!(t.choose(K::Allgather, 6826, 12), A::Bruck);
+        assert_eq!(t.choose(K::Allgather, 6827, 12), A::Ring);
         // MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 with at least 8 ranks.
         assert_eq!(t.choose(K::Alltoall, 256, 8), A::Bruck);
         assert_eq!(t.choose(K::Alltoall, 257, 8), A::Pairwise);
