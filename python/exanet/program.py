@@ -37,14 +37,14 @@ from exanet.units import QuantityError, parse_size_bytes, parse_time_ps
 ALGORITHMS: dict[str, tuple[str, ...]] = {
     "allreduce": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
     "bcast": ("binomial", "scatter_ring_allgather", "scatter_doubling_allgather", "auto"),
-    "reduce": ("binomial", "auto"),
+    "reduce": ("binomial", "rabenseifner", "auto"),
     "allgather": ("ring", "recursive_doubling", "bruck", "auto"),
     "alltoall": ("pairwise", "bruck", "auto"),
     "alltoallv": ("pairwise", "bruck", "auto"),
     "barrier": ("dissemination", "auto"),
     "gather": ("binomial", "linear", "auto"),
     "scatter": ("binomial", "linear", "auto"),
-    "reduce_scatter": ("ring", "pairwise", "auto"),
+    "reduce_scatter": ("ring", "pairwise", "recursive_halving", "auto"),
     "scan": ("recursive_doubling", "auto"),
     "exscan": ("recursive_doubling", "auto"),
 }

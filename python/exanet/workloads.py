@@ -287,7 +287,7 @@ APP_ALGORITHMS = {
     "alltoall": ("pairwise", "bruck", "auto"),
     "pf3d": ("pairwise", "bruck", "auto"),
     "bcast": ("binomial", "scatter_ring_allgather", "scatter_doubling_allgather", "auto"),
-    "reduce": ("binomial", "auto"),
+    "reduce": ("binomial", "rabenseifner", "auto"),
     "barrier": ("dissemination", "auto"),
     "qbox": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
 }
@@ -551,7 +551,7 @@ class CollectiveThresholds(_Section):
     )
     reduce_scatter_long: MessageBytes = Field(
         "512KiB",
-        description="reduce_scatter: ring below this size, pairwise from it "
+        description="reduce_scatter: recursive_halving below this size, pairwise from it "
         "(MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE)",
     )
 
@@ -569,8 +569,16 @@ class CollectiveThresholds(_Section):
         "count, scatter_ring_allgather otherwise (MPIR_CVAR_BCAST_LONG_MSG_SIZE)",
     )
 
+    reduce_short: MessageBytes = Field(
+        "2KiB",
+        description="reduce: binomial up to this size (or while size/8 < the largest power of "
+        "two of the ranks), rabenseifner (reduce_scatter + gather) above "
+        "(MPIR_CVAR_REDUCE_SHORT_MSG_SIZE)",
+    )
+
     def to_core(self) -> dict[str, Any]:
         return {
+            "reduce_short_bytes": self.reduce_short,
             "bcast_short_bytes": self.bcast_short,
             "bcast_min_ranks": self.bcast_min_ranks,
             "bcast_long_bytes": self.bcast_long,

@@ -5,7 +5,7 @@ import pytest
 
 import exanet
 from exanet.errors import ConfigError
-from exanet.program import Program, allgather, allreduce, alltoall, bcast
+from exanet.program import Program, allgather, allreduce, alltoall, bcast, reduce_scatter
 from exanet.traces import write_trace
 
 TORUS = {"kind": "torus", "dims": [4, 4]}
@@ -51,6 +51,9 @@ def algorithms(*jobs, **traffic) -> list[str]:
         ("bcast", 16, "64KiB", "bcast:scatter_doubling_allgather=1"),
         ("bcast", 12, "64KiB", "bcast:scatter_ring_allgather=1"),
         ("bcast", 16, "1MiB", "bcast:scatter_ring_allgather=1"),
+        # MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048 (and size/8 >= the power of two of ranks).
+        ("reduce", 16, "2KiB", "reduce:binomial=1"),
+        ("reduce", 16, "1MiB", "reduce:rabenseifner=1"),
         ("barrier", 16, "0B", "barrier:dissemination=1"),
     ],
 )
@@ -167,3 +170,36 @@ def test_bruck_allgather_sends_the_ring_s_bytes_in_log_steps():
     bruck, ring = summary("bruck"), summary("ring")
     assert (bruck["messages_sent"], bruck["bytes_sent"]) == (12 * 4, 12 * 11 * 1000)
     assert (ring["messages_sent"], ring["bytes_sent"]) == (12 * 11, 12 * 11 * 1000)
+
+
+def test_recursive_halving_reduce_scatter_is_auto_below_512_kib_and_sends_the_analytic_bytes(
+    tmp_path,
+):
+    # 8 ranks, S = 8000 (chunks of 1000): steps of 4, 2 and 1 chunks, 3 messages a rank.
+    def ran(size):
+        def program(rank, ranks):
+            yield reduce_scatter(size, algorithm="auto")
+
+        path = tmp_path / f"rs{size}.parquet"
+        write_trace(Program.from_generator(program, 8), path)
+        return run({"trace": str(path), "name": "rs"})
+
+    short = ran(8000)
+    assert list(short.jobs["algorithms"].astype(str)) == ["reduce_scatter:recursive_halving=1"]
+    assert (short.summary["messages_sent"], short.summary["bytes_sent"]) == (24, 56_000)
+    assert list(ran(512 * KIB).jobs["algorithms"].astype(str)) == ["reduce_scatter:pairwise=1"]
+
+
+def test_rabenseifner_reduce_sends_the_analytic_bytes_and_beats_binomial_on_long_messages():
+    # 16 ranks, S = 16000 (chunks of 1000): the reduce-scatter's 16 x 4 messages of 8, 4, 2
+    # and 1 chunks, then the gather's 8, 4, 2 and 1 senders of 1, 2, 4 and 8 chunks.
+    def reduce_ran(algorithm, message):
+        job = {"app": "reduce", "ranks": 16, "message": message, "algorithm": algorithm}
+        return run(job)
+
+    small = reduce_ran("rabenseifner", 16_000).summary
+    assert (small["messages_sent"], small["bytes_sent"]) == (16 * 4 + 15, 240_000 + 32_000)
+    # 1 MiB: binomial sends S 4 times in a row at the root's link, Rabenseifner about 2 x 15/16.
+    binomial = reduce_ran("binomial", "1MiB").jobs.iloc[0].completion_ns
+    rabenseifner = reduce_ran("rabenseifner", "1MiB").jobs.iloc[0].completion_ns
+    assert rabenseifner < 0.65 * binomial

@@ -22,12 +22,14 @@
 //! | bcast | scatter_ring_allgather | L + n − 1 | scatter's, then n − 1 | chunks: scatter's S/n·sub(r) to r, then S/n per message |
 //! | bcast | scatter_doubling_allgather (n = 2^L) | 2L | scatter's, then L | scatter's, then S/n·2^k at step k |
 //! | reduce | binomial | L | 1, root 0; n − 1 in all | S per message |
+//! | reduce | rabenseifner | 2·log2 p, +2 if rem > 0 | log2 p, +1 off the root's side of the gather | S(p−1)/p, then the gather's S/p·2^k |
 //! | gather | binomial | L | 1, root 0; n − 1 in all | B·sub(r); root gets B(n−1) |
 //! | gather | linear | 1 | 1, root 0 (gets n − 1 at once) | B |
 //! | scatter | binomial | L | root L; n − 1 in all | B·sub(r) to r; root sends B(n−1) |
 //! | scatter | linear | 1 | root n − 1 at once, others 0 | B per message |
 //! | reduce_scatter | ring | n − 1 | n − 1 | S − chunk(me) ≈ S(n−1)/n |
 //! | reduce_scatter | pairwise | n − 1 | n − 1, step k to rank me + k | S − chunk(me) |
+//! | reduce_scatter | recursive_halving | log2 p, +2 if rem > 0 | log2 p (folding as allreduce) | S(p−1)/p when n = p |
 //! | scan, exscan | recursive_doubling | L | #{k < L : me + 2^k < n}, step k to me + 2^k | S per message |
 //! | allgather | ring | n − 1 | n − 1 | B(n−1) |
 //! | allgather | recursive_doubling (n = 2^L) | L | L, step k: B·2^k | B(n−1) |
@@ -61,7 +63,10 @@
 //!   reduced: it sends every chunk but its own, S − chunk(me) bytes, (n−1)·S in all. Ring: the
 //!   ring allreduce's first n − 1 steps, chunks renumbered by one (step s sends chunk me − 1 − s
 //!   to me + 1). Pairwise: step k sends chunk me + k to rank me + k and receives chunk me from
-//!   rank me − k.
+//!   rank me − k. Recursive halving (MPICH's for short messages): folded onto p ranks as the
+//!   allreduce is (an even folded rank gets only its own chunk back), newrank j holding the
+//!   chunks of ranks 2j and 2j + 1 (j < rem) or j + rem; the farthest partner first, each
+//!   step sending the half of the held chunks that the partner keeps.
 //! - Scan and exscan (Hillis–Steele): step k sends the partial result of ranks me − 2^k + 1..=me
 //!   to me + 2^k if it exists and receives from me − 2^k if it exists, so rank r hears from
 //!   exactly the ranks r − 2^k ≥ 0; n·L − 2^L + 1 messages in all. Exscan moves the same
@@ -113,6 +118,9 @@ pub enum Algorithm {
     ScatterRingAllgather,
     /// As `ScatterRingAllgather` with a recursive-doubling allgather (n = 2^k).
     ScatterDoublingAllgather,
+    /// Reduce_scatter by recursive halving (MPICH's for commutative operations and short
+    /// messages), folded onto a power of two as Rabenseifner's allreduce is.
+    RecursiveHalving,
     /// Chosen per call by message size and rank count ([`Thresholds::choose`]).
     Auto,
 }
@@ -146,6 +154,9 @@ pub struct Thresholds {
     /// (MPIR_CVAR_BCAST_LONG_MSG_SIZE).
     pub bcast_min_ranks: u32,
     pub bcast_long_bytes: u64,
+    /// Reduce: binomial up to this S (or while count < p), reduce_scatter + gather
+    /// (rabenseifner) above (MPIR_CVAR_REDUCE_SHORT_MSG_SIZE).
+    pub reduce_short_bytes: u64,
 }
 
 impl Default for Thresholds {
@@ -160,6 +171,7 @@ impl Default for Thresholds {
             bcast_short_bytes: 12_288,
             bcast_min_ranks: 8,
             bcast_long_bytes: 524_288,
+            reduce_short_bytes: 2048,
         }
     }
 }
@@ -212,9 +224,17 @@ impl Thresholds {
             }
             K::ReduceScatter => {
                 if bytes < self.reduce_scatter_long_bytes {
-                    A::Ring
+                    A::RecursiveHalving
                 } else {
                     A::Pairwise
+                }
+            }
+            K::Reduce => {
+                let count = bytes / REDUCTION_ELEMENT_BYTES;
+                if bytes > self.reduce_short_bytes && count >= u64::from(pof2(ranks.max(1))) {
+                    A::Rabenseifner
+                } else {
+                    A::Binomial
                 }
             }
             _ => kind.default_algorithm(),
@@ -286,19 +306,19 @@ impl CollectiveKind {
                 A::ScatterRingAllgather,
                 A::ScatterDoublingAllgather,
             ],
-            Self::Reduce => &[A::Binomial],
+            Self::Reduce => &[A::Binomial, A::Rabenseifner],
             Self::Allreduce => &[A::RecursiveDoubling, A::Ring, A::Rabenseifner, A::Tree],
             Self::Allgather => &[A::Ring, A::RecursiveDoubling, A::Bruck],
             Self::Alltoall | Self::Alltoallv => &[A::Pairwise, A::Bruck],
             Self::Gather | Self::Scatter => &[A::Binomial, A::Linear],
-            Self::ReduceScatter => &[A::Ring, A::Pairwise],
+            Self::ReduceScatter => &[A::Ring, A::Pairwise, A::RecursiveHalving],
             Self::Scan | Self::Exscan => &[A::RecursiveDoubling],
         }
     }
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 12] = [
+    pub const ALL: [Algorithm; 13] = [
         Algorithm::RecursiveDoubling,
         Algorithm::Ring,
         Algorithm::Rabenseifner,
@@ -310,6 +330,7 @@ impl Algorithm {
         Algorithm::Tree,
         Algorithm::ScatterRingAllgather,
         Algorithm::ScatterDoublingAllgather,
+        Algorithm::RecursiveHalving,
         Algorithm::Auto,
     ];
 
@@ -327,6 +348,7 @@ impl Algorithm {
             Self::Tree => "tree",
             Self::ScatterRingAllgather => "scatter_ring_allgather",
             Self::ScatterDoublingAllgather => "scatter_doubling_allgather",
+            Self::RecursiveHalving => "recursive_halving",
             Self::Auto => "auto",
         }
     }
@@ -402,6 +424,7 @@ impl Collective {
             (_, A::Linear) => u32::from(n > 1),
             (CollectiveKind::Allreduce, A::RecursiveDoubling) => lg + 2 * fold,
             (_, A::Rabenseifner) => 2 * lg + 2 * fold,
+            (_, A::RecursiveHalving) => lg + 2 * fold,
             (_, A::Tree) => 2 * ceil_log2(n),
             (_, A::ScatterRingAllgather) => ceil_log2(n) + n - 1,
             (_, A::ScatterDoublingAllgather) => 2 * ceil_log2(n),
@@ -455,7 +478,9 @@ impl Collective {
             (CollectiveKind::Allreduce, Algorithm::Ring) | (CollectiveKind::ReduceScatter, _) => {
                 split(self.ranks)
             }
-            (CollectiveKind::Allreduce, Algorithm::Rabenseifner) => split(pof2(self.ranks)),
+            (CollectiveKind::Allreduce | CollectiveKind::Reduce, Algorithm::Rabenseifner) => {
+                split(pof2(self.ranks))
+            }
             (
                 CollectiveKind::Bcast,
                 Algorithm::ScatterRingAllgather | Algorithm::ScatterDoublingAllgather,
@@ -478,7 +503,9 @@ impl Collective {
             f(Side::Recv, from, received);
         };
         match (self.kind, self.algorithm) {
-            (K::Allreduce, A::RecursiveDoubling | A::Rabenseifner) => self.folded(s, f),
+            (K::Allreduce, A::RecursiveDoubling | A::Rabenseifner)
+            | (K::Reduce, A::Rabenseifner)
+            | (K::ReduceScatter, A::RecursiveHalving) => self.folded(s, f),
             (K::Allreduce, A::Tree) => {
                 let lg = ceil_log2(n);
                 let (kind, t) = if s < lg {
@@ -623,18 +650,43 @@ impl Collective {
         let (rem, lg) = (n - p, p.ilog2());
         let fold = u32::from(rem > 0);
         let rabenseifner = self.algorithm == Algorithm::Rabenseifner;
+        let halving = self.algorithm == Algorithm::RecursiveHalving;
         let inner = if rabenseifner { 2 * lg } else { lg };
-        let whole = Blocks::Range(0, if rabenseifner { p } else { 1 });
+        let whole = Blocks::Range(
+            0,
+            match self.algorithm {
+                Algorithm::Rabenseifner => p,
+                Algorithm::RecursiveHalving => n,
+                _ => 1,
+            },
+        );
+        let reduce = self.kind == CollectiveKind::Reduce;
+        // A reduce's root stands in for itself, or its odd partner when it is folded out.
+        let (root, newroot) = (self.root, self.root.checked_sub(2 * rem));
+        let newroot = newroot.map_or(root / 2, |d| d + rem);
+        if reduce && fold == 1 && s > inner {
+            // The result goes back only to a root that was folded out.
+            if root < 2 * rem && root % 2 == 0 {
+                if me == root + 1 {
+                    f(Side::Send, root, whole);
+                } else if me == root {
+                    f(Side::Recv, root + 1, whole);
+                }
+            }
+            return;
+        }
         if fold == 1 && (s == 0 || s > inner) {
             if me < 2 * rem {
-                // Even ranks give their buffer away first and get the result back last.
+                // Even ranks give their buffer away first and get the result back last (a
+                // reduce_scatter only its own chunk).
                 let even = me % 2 == 0;
                 let side = if even == (s == 0) {
                     Side::Send
                 } else {
                     Side::Recv
                 };
-                f(side, me ^ 1, whole);
+                let back = Blocks::Range(me & !1, (me & !1) + 1);
+                f(side, me ^ 1, if halving && s > 0 { back } else { whole });
             }
             return;
         }
@@ -645,13 +697,30 @@ impl Collective {
         };
         let rank = |nr: u32| if nr < rem { 2 * nr + 1 } else { nr + rem };
         let k = s - fold;
+        if halving {
+            // Farthest partner first, as MPICH: newrank nr holds the chunks of the aligned
+            // newranks around it, keeps the half holding its own and sends the other. Newrank
+            // j's chunks are ranks 2j and 2j + 1 (j < rem) or j + rem: contiguous.
+            let bit = lg - 1 - k;
+            let partner = newrank ^ (1 << bit);
+            let first = |j: u32| if j < rem { 2 * j } else { j + rem };
+            let half = |j: u32| {
+                let lo = j >> bit << bit;
+                Blocks::Range(first(lo), first(lo + (1 << bit)))
+            };
+            f(Side::Send, rank(partner), half(partner));
+            f(Side::Recv, rank(partner), half(newrank));
+            return;
+        }
         if !rabenseifner {
             let peer = rank(newrank ^ (1 << k));
             f(Side::Send, peer, whole);
             f(Side::Recv, peer, whole);
             return;
         }
-        // Recursive halving over bits 0..lg (nearest partner first), then doubling back down.
+        // Recursive halving over bits 0..lg (nearest partner first), then doubling back down:
+        // among all (allreduce), or toward the root, each pair's member off the root's side
+        // handing its chunks over and dropping out (reduce: a binomial gather).
         let (bit, halving) = if k < lg {
             (k, true)
         } else {
@@ -659,6 +728,17 @@ impl Collective {
         };
         let partner = newrank ^ (1 << bit);
         let (mine, theirs) = (window(newrank, bit + 1, p), window(partner, bit + 1, p));
+        if reduce && !halving {
+            let apart = newrank ^ newroot;
+            if apart >> (bit + 1) == 0 {
+                if apart >> bit & 1 == 1 {
+                    f(Side::Send, rank(partner), mine);
+                } else {
+                    f(Side::Recv, rank(partner), theirs);
+                }
+            }
+            return;
+        }
         let (sent, received) = if halving {
             (theirs, mine)
         } else {
@@ -717,7 +797,7 @@ mod tests {
         K::Scan,
         K::Exscan,
     ];
-    const ALGORITHMS: [A; 12] = Algorithm::ALL;
+    const ALGORITHMS: [A; 13] = Algorithm::ALL;
 
     fn sizes() -> impl Iterator<Item = u32> {
         (1..=33).chain([64, 100])
@@ -794,10 +874,12 @@ mod tests {
         let n = c.ranks;
         let inner_end = n.ilog2() + u32::from(!n.is_power_of_two());
         match (c.kind, c.algorithm) {
+            (K::Reduce, A::Rabenseifner) => s < inner_end,
             (K::Reduce, _) => true,
             (K::Allreduce, A::Ring) => s < n - 1,
             (K::Allreduce, A::Tree) => s < ceil_log2(n),
-            (K::Allreduce, _) => s < inner_end,
+            (K::Allreduce, _) | (K::ReduceScatter, A::RecursiveHalving) => s < inner_end,
+            (K::ReduceScatter, _) => true,
             _ => false,
         }
     }
@@ -835,6 +917,33 @@ mod tests {
 
     #[test]
     fn message_counts_and_volumes_follow_the_table() {
+        // Rabenseifner reduce (reduce_scatter + binomial gather), chunks of S/p: on 8 ranks
+        // the halving's 8 x 3 messages of 4, 2 and 1 chunks, then the gather's 4, 2 and 1
+        // senders of 1, 2 and 4 chunks. On 12 to an even folded root: 4 folds of the whole
+        // buffer first and its odd partner's whole result last.
+        assert_eq!(
+            total(K::Reduce, A::Rabenseifner, 8, 3, 8000),
+            (24 + 7, 56_000 + 12_000)
+        );
+        assert_eq!(
+            total(K::Reduce, A::Rabenseifner, 12, 2, 12_000),
+            (4 + 24 + 7 + 1, 48_000 + 84_000 + 18_000 + 12_000)
+        );
+        assert_eq!(
+            total(K::Reduce, A::Rabenseifner, 12, 9, 12_000),
+            (4 + 24 + 7, 48_000 + 84_000 + 18_000)
+        );
+        // Recursive-halving reduce_scatter, chunks of 1000: on 8 ranks 4 + 2 + 1 chunks a rank
+        // in 3 messages; on 12 (p = 8, rem = 4) 4 folds of all 12 chunks, halving steps of 48,
+        // 24 and 12 chunks (newranks below 4 hold 2 ranks' chunks), and 4 chunks sent back.
+        assert_eq!(
+            total(K::ReduceScatter, A::RecursiveHalving, 8, 0, 8000),
+            (24, 56_000)
+        );
+        assert_eq!(
+            total(K::ReduceScatter, A::RecursiveHalving, 12, 0, 12_000),
+            (4 + 24 + 4, 48_000 + 84_000 + 4_000)
+        );
         // Bruck allgather of B = 100 on 12 ranks: steps of 1, 2, 4 and 4 blocks (12 − 8), 4
         // messages a rank, B(n − 1) bytes.
         assert_eq!(
@@ -1095,7 +1204,10 @@ mod tests {
         assert_eq!(t.choose(K::Alltoall, 257, 8), A::Pairwise);
         assert_eq!(t.choose(K::Alltoall, 256, 7), A::Pairwise);
         // MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE = 524288.
-        assert_eq!(t.choose(K::ReduceScatter, 512 * kib - 1, 8), A::Ring);
+        assert_eq!(
+            t.choose(K::ReduceScatter, 512 * kib - 1, 8),
+            A::RecursiveHalving
+        );
         assert_eq!(t.choose(K::ReduceScatter, 512 * kib, 8), A::Pairwise);
         // MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288, MPIR_CVAR_BCAST_MIN_PROCS = 8,
         // MPIR_CVAR_BCAST_LONG_MSG_SIZE = 524288.
@@ -1107,7 +1219,11 @@ mod tests {
         );
         assert_eq!(t.choose(K::Bcast, 12 * kib, 48), A::ScatterRingAllgather);
         assert_eq!(t.choose(K::Bcast, 512 * kib, 64), A::ScatterRingAllgather);
-        for kind in [K::Reduce, K::Gather, K::Scatter, K::Barrier, K::Scan] {
+        // MPIR_CVAR_REDUCE_SHORT_MSG_SIZE = 2048, and count = S/8 >= pof2.
+        assert_eq!(t.choose(K::Reduce, 2 * kib, 16), A::Binomial);
+        assert_eq!(t.choose(K::Reduce, 2 * kib + 8, 16), A::Rabenseifner);
+        assert_eq!(t.choose(K::Reduce, 4 * kib, 1024), A::Binomial);
+        for kind in [K::Gather, K::Scatter, K::Barrier, K::Scan] {
             assert_eq!(t.choose(kind, 4 * kib * kib, 64), kind.default_algorithm());
         }
         assert_eq!(t.choose(K::Alltoallv, 16, 64), A::Pairwise);
@@ -1217,7 +1333,7 @@ mod tests {
                     (K::Allreduce, A::Ring)
                     | (K::Bcast, A::ScatterRingAllgather | A::ScatterDoublingAllgather)
                     | (K::Allgather | K::Gather | K::Scatter | K::ReduceScatter, _) => n,
-                    (K::Allreduce, A::Rabenseifner) => pof2(n),
+                    (K::Allreduce | K::Reduce, A::Rabenseifner) => pof2(n),
                     _ => 1,
                 };
                 for root in [0, n / 3, n - 1] {
@@ -1247,7 +1363,10 @@ mod tests {
                                 // A bcast's allgather after its scatter resends chunks, as
                                 // MPICH's does (binomial bcasts end before step L).
                                 let resent = kind == K::Bcast && s >= ceil_log2(n);
-                                if kind == K::Allreduce && !reducing(&proto, s) {
+                                let copying =
+                                    matches!(kind, K::Allreduce | K::Reduce | K::ReduceScatter)
+                                        && !reducing(&proto, s);
+                                if copying {
                                     assert_eq!(incoming, full, "{what} step {s}: copies a partial");
                                 } else if kind != K::Barrier && !resent {
                                     assert_eq!(*mine & incoming, 0, "{what} step {s}: twice");
