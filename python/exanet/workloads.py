@@ -31,6 +31,7 @@ from exanet import _core
 from exanet._types import U32, PositiveTimePs, PositiveU32, SizeBytes, TimePs, _Section
 from exanet._validation import FieldError
 from exanet.errors import ConfigError, core_errors
+from exanet.program import ALGORITHMS as COLLECTIVE_ALGORITHMS
 from exanet.program import MAX_JOB_TIME_PS, MAX_MESSAGE_BYTES, MAX_OPERATIONS_PER_JOB, MAX_RANKS
 from exanet.traffic_matrix import FORMATS as MATRIX_FORMATS
 from exanet.traffic_matrix import load_matrix
@@ -282,14 +283,17 @@ App = Literal[
 APP_DEFAULT_PARTNERS = {"spread": 23, "umesh": 9}
 #: The algorithms of the collective each app runs (docs/workloads.md lists message counts).
 APP_ALGORITHMS = {
-    "allreduce": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
-    "allgather": ("ring", "recursive_doubling", "bruck", "auto"),
-    "alltoall": ("pairwise", "bruck", "auto"),
-    "pf3d": ("pairwise", "bruck", "auto"),
-    "bcast": ("binomial", "scatter_ring_allgather", "scatter_doubling_allgather", "auto"),
-    "reduce": ("binomial", "rabenseifner", "auto"),
-    "barrier": ("dissemination", "auto"),
-    "qbox": ("recursive_doubling", "ring", "rabenseifner", "tree", "auto"),
+    app: COLLECTIVE_ALGORITHMS[collective]
+    for app, collective in {
+        "allreduce": "allreduce",
+        "allgather": "allgather",
+        "alltoall": "alltoall",
+        "pf3d": "alltoall",
+        "bcast": "bcast",
+        "reduce": "reduce",
+        "barrier": "barrier",
+        "qbox": "allreduce",
+    }.items()
 }
 GRID_DIMENSIONS = {"halo2d": 2, "halo3d": 3, "milc": 4, "pf3d": 3, "qbox": 2}
 Placement = Literal["linear", "random_endpoints", "random_routers", "random_groups", "map"]
