@@ -53,11 +53,14 @@ BandwidthBytesPerS = Annotated[  # a bandwidth is never zero
     Field(gt=0),
     WithJsonSchema(quantity_json_schema("bandwidth")),
 ]
+#: The fastest packet-rate limit, one packet per femtosecond: the core's window arithmetic
+#: (time x rate, in 128 bits) stays exact below it.
+MAX_PACKET_RATE_PER_S = 10**15
 PacketRatePerS = Annotated[  # a limit is never zero: leave it out for none
     int,
     BeforeValidator(parse_packet_rate_per_s),
     PlainSerializer(format_packet_rate_per_s),
-    Field(gt=0),
+    Field(gt=0, le=MAX_PACKET_RATE_PER_S),
     WithJsonSchema(quantity_json_schema("packet_rate")),
 ]
 SizeBytes = Annotated[

@@ -558,7 +558,6 @@ class CollectiveThresholds(_Section):
         description="reduce_scatter: recursive_halving below this size, pairwise from it "
         "(MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE)",
     )
-
     bcast_short: MessageBytes = Field(
         "12KiB",
         description="bcast: binomial below this size or with fewer than bcast_min_ranks ranks "
@@ -572,7 +571,6 @@ class CollectiveThresholds(_Section):
         description="bcast: scatter_doubling_allgather below this size on a power-of-two rank "
         "count, scatter_ring_allgather otherwise (MPIR_CVAR_BCAST_LONG_MSG_SIZE)",
     )
-
     reduce_short: MessageBytes = Field(
         "2KiB",
         description="reduce: binomial up to this size (or while size/8 < the largest power of "

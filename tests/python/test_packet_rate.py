@@ -61,6 +61,7 @@ def test_packet_rate_limits_give_the_same_results_on_two_threads():
         ("nic", "150Mbps", "nic.packet_rate"),
         ("nic", "0pps", "nic.packet_rate"),
         ("router", "fast", "router.packet_rate"),
+        ("router", "2000Tpps", "router.packet_rate"),
     ],
 )
 def test_a_bad_packet_rate_names_its_key_and_the_units(section, value, key):

@@ -756,6 +756,18 @@ impl Config {
                 ));
             }
         }
+        for (key, rate) in [
+            ("nic.packet_rate", nic.packet_rate_per_s),
+            ("router.packet_rate", self.router.packet_rate_per_s),
+        ] {
+            if rate > crate::network::MAX_PACKET_RATE_PER_S {
+                return Err(ConfigError::new(
+                    key,
+                    format!("{rate} packets/s"),
+                    "at most 1e15 packets per second (1000 Tpps, one per femtosecond)",
+                ));
+            }
+        }
         if nic.packet_rate_per_s > 0 && nic.injection_cap_window_ps == 0 {
             return Err(ConfigError::new(
                 "nic.injection_cap_window",

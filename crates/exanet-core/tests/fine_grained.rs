@@ -257,3 +257,23 @@ fn a_cap_smaller_than_a_packet_is_refused() {
         other => panic!("expected a config error, got {:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn a_packet_rate_beyond_one_per_femtosecond_is_refused_with_its_key() {
+    // The core takes core JSON from any client: a rate near 2^64 would overflow the window
+    // arithmetic (time x rate in 128 bits) instead of limiting anything.
+    let config_with = |key: &str, rate: u64| {
+        let mut config = common::base();
+        common::set(&mut config, "router.packet_rate_window_ps", json!(50_000));
+        common::set(&mut config, &format!("{key}_per_s"), json!(rate));
+        exanet_core::config::Config::from_json(&config.to_string())
+    };
+    for key in ["nic.packet_rate", "router.packet_rate"] {
+        let err = config_with(key, u64::MAX).expect_err("refused");
+        assert_eq!(err.key, key);
+        assert!(err.expected.contains("1e15"), "{err}");
+    }
+    let mut fastest = config_with("router.packet_rate", 1_000_000_000_000_000).unwrap();
+    fastest.run.duration_ps = Some(1_000_000);
+    run(&fastest).expect("one packet per femtosecond is the fastest limit");
+}

@@ -8,6 +8,10 @@ use crate::engine::Time;
 
 const PS_PER_S: u128 = 1_000_000_000_000;
 
+/// The fastest limit a config may set (one packet per femtosecond): time x rate, both in 64
+/// bits and time below 2^64 ps, then stays far inside the 128 bits `accrued` computes in.
+pub const MAX_PACKET_RATE_PER_S: u64 = 1_000_000_000_000_000;
+
 /// A limit of `per_s` packets per second, enforced per window of `window_ps`.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct PacketRate {
