@@ -19,10 +19,12 @@ from pydantic import (
 from exanet.units import (
     U64_MAX,
     format_bandwidth_bytes_per_s,
+    format_frequency_hz,
     format_packet_rate_per_s,
     format_size_bytes,
     format_time_ps,
     parse_bandwidth_bytes_per_s,
+    parse_frequency_hz,
     parse_packet_rate_per_s,
     parse_size_bytes,
     parse_time_ps,
@@ -62,6 +64,13 @@ PacketRatePerS = Annotated[  # a limit is never zero: leave it out for none
     PlainSerializer(format_packet_rate_per_s),
     Field(gt=0, le=MAX_PACKET_RATE_PER_S),
     WithJsonSchema(quantity_json_schema("packet_rate")),
+]
+FrequencyHz = Annotated[  # a clock is never stopped
+    int,
+    BeforeValidator(parse_frequency_hz),
+    PlainSerializer(format_frequency_hz),
+    Field(gt=0),
+    WithJsonSchema(quantity_json_schema("frequency")),
 ]
 SizeBytes = Annotated[
     int,

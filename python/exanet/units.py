@@ -94,6 +94,13 @@ _PACKET_RATE = _QuantityKind(
     largest="2^64 - 1 pps",
 )
 
+_FREQUENCY = _QuantityKind(
+    name="frequency",
+    factors={prefix + "Hz": Fraction(factor) for prefix, factor in _DECIMAL_PREFIXES.items()},
+    expected='a non-negative number with a frequency unit (Hz, KHz, MHz, GHz, THz), e.g. "2GHz"',
+    largest="2^64 - 1 Hz",
+)
+
 _SIZE = _QuantityKind(
     name="size",
     factors={**_scaled(_DECIMAL_PREFIXES, "B"), **_scaled(_BINARY_PREFIXES, "B")},
@@ -128,6 +135,7 @@ def quantity_json_schema(kind: str) -> dict[str, Any]:
         "time": _TIME,
         "bandwidth": _BANDWIDTH,
         "packet_rate": _PACKET_RATE,
+        "frequency": _FREQUENCY,
         "size": _SIZE,
     }[kind]
     units = "|".join(re.escape(unit) for unit in sorted(quantity.factors, key=len, reverse=True))
@@ -167,6 +175,11 @@ def parse_packet_rate_per_s(value: str) -> int:
     """Parse a packet rate such as "150Mpps" into packets per second (nearest integer)."""
     rate = _round_half_up(_parse_exact(value, _PACKET_RATE))
     return _in_core_range(rate, value, _PACKET_RATE)
+
+
+def parse_frequency_hz(value: str) -> int:
+    """Parse a clock frequency such as "2GHz" into hertz (nearest integer)."""
+    return _in_core_range(_round_half_up(_parse_exact(value, _FREQUENCY)), value, _FREQUENCY)
 
 
 def parse_size_bytes(value: str | int) -> int:
@@ -209,6 +222,13 @@ def format_packet_rate_per_s(per_s: int) -> str:
     """Write packets per second as an exact packet-rate string, e.g. 15e7 -> "150Mpps"."""
     return _format_decimal(
         per_s, [("Tpps", 10**12), ("Gpps", 10**9), ("Mpps", 10**6), ("Kpps", 10**3), ("pps", 1)]
+    )
+
+
+def format_frequency_hz(hertz: int) -> str:
+    """Write hertz as an exact frequency string, e.g. 2e9 -> "2GHz"."""
+    return _format_decimal(
+        hertz, [("THz", 10**12), ("GHz", 10**9), ("MHz", 10**6), ("KHz", 10**3), ("Hz", 1)]
     )
 
 

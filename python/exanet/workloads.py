@@ -1,5 +1,6 @@
-"""The [traffic] kinds beyond open-loop synthetic traffic: burst-synchronized sources and
-message-passing jobs (built-in applications, Python programs, traces) with their placement.
+"""The [traffic] kinds beyond open-loop synthetic traffic: burst-synchronized sources,
+message-passing jobs (built-in applications, Python programs, traces) with their placement, and
+closed-loop latency-tolerant threads.
 
 docs/workloads.md documents every key; the core runs the programs (crates/exanet-core/src/workload).
 """
@@ -28,7 +29,15 @@ from pydantic import (
 )
 
 from exanet import _core
-from exanet._types import U32, PositiveTimePs, PositiveU32, SizeBytes, TimePs, _Section
+from exanet._types import (
+    U32,
+    FrequencyHz,
+    PositiveTimePs,
+    PositiveU32,
+    SizeBytes,
+    TimePs,
+    _Section,
+)
 from exanet._validation import FieldError
 from exanet.errors import ConfigError, core_errors
 from exanet.program import ALGORITHMS as COLLECTIVE_ALGORITHMS
@@ -111,23 +120,15 @@ PacketSizes = Annotated[
 ]
 
 
-class _PatternTraffic(_Section):
+class _Destinations(_Section):
+    """Where messages go: a pattern, with its hotspots or traffic matrix."""
+
     pattern: TrafficPattern = "uniform"
-    packet: PacketSizes = Field(
-        "256B",
-        description="payload of each message (larger than nic.mtu means segmented), or a mix "
-        "of sizes drawn per message with relative weights, {16B = 0.45, 32B = 0.35, 80B = 0.2}",
-    )
     hotspot_endpoints: list[U32] = Field(
         default_factory=lambda: [0], min_length=1, description="targets of the hotspot pattern"
     )
     hotspot_fraction: Annotated[StrictFloat, Field(ge=0, le=1)] = Field(
         0.1, description="share of messages sent to the hotspot endpoints, in [0, 1]"
-    )
-    fixed_points: Literal["send", "silent"] = Field(
-        "send",
-        description="the fixed points of a permutation pattern (transpose's diagonal, shuffle's "
-        "0 and N-1): send to themselves through their router, or stay silent as in Izu et al.",
     )
     matrix: StrictStr | list[list[StrictFloat | StrictInt]] | None = Field(
         None,
@@ -147,7 +148,7 @@ class _PatternTraffic(_Section):
         return value.tolist() if hasattr(value, "tolist") else value
 
     @model_validator(mode="after")
-    def _read_matrix(self) -> _PatternTraffic:
+    def _read_matrix(self) -> _Destinations:
         if self.pattern == "matrix":
             if self.matrix is None:
                 raise FieldError(
@@ -158,19 +159,37 @@ class _PatternTraffic(_Section):
             raise FieldError("matrix", 'only with pattern = "matrix"')
         return self
 
+    def _destinations_core(self) -> dict[str, Any]:
+        return {
+            "pattern": self.pattern,
+            "hotspot_endpoints": list(self.hotspot_endpoints),
+            "hotspot_fraction": self.hotspot_fraction,
+            "matrix": self._matrix,
+        }
+
+
+class _PatternTraffic(_Destinations):
+    packet: PacketSizes = Field(
+        "256B",
+        description="payload of each message (larger than nic.mtu means segmented), or a mix "
+        "of sizes drawn per message with relative weights, {16B = 0.45, 32B = 0.35, 80B = 0.2}",
+    )
+    fixed_points: Literal["send", "silent"] = Field(
+        "send",
+        description="the fixed points of a permutation pattern (transpose's diagonal, shuffle's "
+        "0 and N-1): send to themselves through their router, or stay silent as in Izu et al.",
+    )
+
     def _pattern_core(self) -> dict[str, Any]:
         packet = self.packet
         return {
             "kind": self.kind,
-            "pattern": self.pattern,
+            **self._destinations_core(),
             "packet_bytes": (
                 [{"bytes": size, "weight": weight} for size, weight in packet.items()]
                 if isinstance(packet, dict)
                 else packet
             ),
-            "hotspot_endpoints": list(self.hotspot_endpoints),
-            "hotspot_fraction": self.hotspot_fraction,
-            "matrix": self._matrix,
             "fixed_points": self.fixed_points,
         }
 
@@ -642,9 +661,119 @@ class JobsTraffic(_Section):
         }
 
 
-Traffic = Annotated[SyntheticTraffic | BurstTraffic | JobsTraffic, Field(discriminator="kind")]
+#: Limits of the core's threads host: a message names its operation slot in 27 bits.
+MAX_OUTSTANDING_PER_THREAD = 64
+MAX_OPERATION_CLASSES = 16
+MAX_OPERATION_SLOTS = 2**27
+
+
+class OperationClass(_Section):
+    """One kind of request/response operation: a remote load is a small request answered by
+    a data response; a remote store, a data request answered by a small acknowledgement."""
+
+    weight: Annotated[StrictFloat | StrictInt, Field(gt=0, le=sys.float_info.max)] = Field(
+        1.0, description="relative share of operations of this class"
+    )
+    request: MessageBytes = Field("16B", description="payload of the request")
+    response: MessageBytes = Field("64B", description="payload of the response")
+    service: JobTimePs = Field(
+        "0ns",
+        description="time from the request's arrival to the response leaving (a remote memory "
+        "access; no lane computes it)",
+    )
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "weight": float(self.weight),
+            "request_bytes": self.request,
+            "response_bytes": self.response,
+            "service_ps": self.service,
+        }
+
+
+class ThreadsTraffic(_Destinations):
+    """Closed-loop, latency-tolerant threads (the UpDown study of 000 ch. 5): every endpoint
+    runs lanes of hardware threads; a lane computes for one thread at a time, and a thread
+    issues a request/response operation after each compute and waits for it once it has
+    `outstanding_per_thread` in flight. The run lasts until every thread has completed its
+    operations ([run] windows do not apply), so a slower network makes it slower."""
+
+    kind: Literal["threads"] = "threads"
+    lanes_per_endpoint: PositiveU32 = Field(
+        1, description="lanes (cores) per endpoint, each running its own threads"
+    )
+    threads_per_lane: PositiveU32 = Field(
+        1, description="hardware threads per lane; the lane switches thread at each operation"
+    )
+    outstanding_per_thread: Annotated[StrictInt, Field(ge=1, le=MAX_OUTSTANDING_PER_THREAD)] = (
+        Field(
+            1,
+            description="operations a thread may have in flight before it waits (intra-thread "
+            f"parallelism), 1 to {MAX_OUTSTANDING_PER_THREAD}",
+        )
+    )
+    operations_per_thread: PositiveU32 = Field(description="operations each thread completes")
+    compute: JobTimePs | None = Field(
+        None, description="compute time before each operation (or give instructions)"
+    )
+    instructions: Annotated[StrictFloat | StrictInt, Field(gt=0, le=1e15)] | None = Field(
+        None,
+        description="instructions before each operation, run at clock x ipc (instead of compute)",
+    )
+    clock: FrequencyHz = Field("2GHz", description="lane clock, for instructions")
+    ipc: Annotated[StrictFloat | StrictInt, Field(gt=0, le=1e6)] = Field(
+        1.0, description="instructions per cycle of a lane, for instructions"
+    )
+    operations: list[OperationClass] = Field(
+        default_factory=lambda: [OperationClass()],
+        min_length=1,
+        max_length=MAX_OPERATION_CLASSES,
+        description="operation classes drawn per operation by weight (default: 16B requests "
+        "answered at once by 64B responses)",
+    )
+
+    @model_validator(mode="after")
+    def _one_compute_and_slots_fit(self) -> ThreadsTraffic:
+        if (self.compute is None) == (self.instructions is None):
+            raise FieldError(
+                "compute",
+                "either compute (a time) or instructions (run at clock x ipc), not both",
+            )
+        slots = self.lanes_per_endpoint * self.threads_per_lane * self.outstanding_per_thread
+        if slots >= MAX_OPERATION_SLOTS:
+            raise FieldError(
+                "threads_per_lane",
+                f"lanes_per_endpoint x threads_per_lane x outstanding_per_thread below "
+                f"{MAX_OPERATION_SLOTS} (now {slots}): a message names its operation in 27 bits",
+            )
+        return self
+
+    @property
+    def compute_ps(self) -> int:
+        """Compute time before each operation, in picoseconds."""
+        if self.compute is not None:
+            return self.compute
+        assert self.instructions is not None
+        return round(self.instructions * 1e12 / (self.clock * self.ipc))
+
+    def to_core(self) -> dict[str, Any]:
+        return {
+            "kind": "threads",
+            **self._destinations_core(),
+            "lanes_per_endpoint": self.lanes_per_endpoint,
+            "threads_per_lane": self.threads_per_lane,
+            "outstanding_per_thread": self.outstanding_per_thread,
+            "compute_ps": self.compute_ps,
+            "operations_per_thread": self.operations_per_thread,
+            "operations": [c.to_core() for c in self.operations],
+        }
+
+
+Traffic = Annotated[
+    SyntheticTraffic | BurstTraffic | JobsTraffic | ThreadsTraffic, Field(discriminator="kind")
+]
 TRAFFIC_DESCRIPTION = (
-    "the workload; kind = synthetic (needs load), burst or jobs (docs/workloads.md)"
+    "the workload; kind = synthetic (needs load), burst, jobs or threads (docs/workloads.md)"
 )
 
 # describe_topology options that only count: no distances, paths or partitions

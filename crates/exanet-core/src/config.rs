@@ -444,6 +444,40 @@ pub enum TrafficConfig {
     },
     /// Message-passing jobs sharing the machine.
     Jobs(JobsConfig),
+    /// Closed-loop, latency-tolerant threads issuing request/response operations (000 ch. 5).
+    Threads(ThreadsConfig),
+}
+
+/// `traffic.kind = "threads"`: see [`crate::workload::Threads`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadsConfig {
+    pub pattern: Pattern,
+    #[serde(default)]
+    pub hotspot_endpoints: Vec<u32>,
+    #[serde(default)]
+    pub hotspot_fraction: f64,
+    #[serde(default)]
+    pub matrix: Option<TrafficMatrix>,
+    pub lanes_per_endpoint: u32,
+    pub threads_per_lane: u32,
+    /// Operations a thread may have in flight before it waits (intra-thread parallelism).
+    pub outstanding_per_thread: u32,
+    /// Compute time before each operation.
+    pub compute_ps: u64,
+    pub operations_per_thread: u32,
+    pub operations: Vec<OperationClassConfig>,
+}
+
+/// One class of request/response operation, drawn by relative weight.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OperationClassConfig {
+    pub weight: f64,
+    pub request_bytes: u64,
+    pub response_bytes: u64,
+    /// Time from the request's arrival to the response being ready to leave.
+    pub service_ps: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -724,7 +758,7 @@ impl Config {
                 }
                 (1.0, sizes, *hotspot_fraction)
             }
-            TrafficConfig::Jobs(_) => (1.0, Vec::new(), 0.0),
+            TrafficConfig::Jobs(_) | TrafficConfig::Threads(_) => (1.0, Vec::new(), 0.0),
         };
         if !(load > 0.0 && load <= 1.0) {
             return Err(ConfigError::new(

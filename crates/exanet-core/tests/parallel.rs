@@ -256,6 +256,31 @@ fn message_passing_jobs_on_a_dragonfly_with_adaptive_routing() {
 }
 
 #[test]
+fn closed_loop_threads_on_a_dragonfly_with_adaptive_routing() {
+    let (summary, _) = same_on_any_number_of_threads(&[
+        ("topology", dragonfly()),
+        ("routing", json!({"kind": "ugal_l"})),
+        ("router.vcs", json!(4)),
+        ("router.vc_buffer_bytes", json!(8192)),
+        (
+            "traffic",
+            json!({"kind": "threads", "pattern": "uniform", "lanes_per_endpoint": 2,
+                   "threads_per_lane": 6, "outstanding_per_thread": 2, "compute_ps": 3_000,
+                   "operations_per_thread": 10,
+                   "operations": [
+                       {"weight": 2.0, "request_bytes": 16, "response_bytes": 64,
+                        "service_ps": 40_000},
+                       {"weight": 1.0, "request_bytes": 6000, "response_bytes": 8,
+                        "service_ps": 0}]}),
+        ),
+    ]);
+    let operations = summary.u64("operations");
+    assert_eq!(operations, 72 * 2 * 6 * 10);
+    assert_eq!(summary.u64("requests_served"), operations);
+    assert!(summary.f64("threads_waiting_mean") > 0.0);
+}
+
+#[test]
 fn message_passing_jobs_on_a_torus() {
     let (summary, _) = same_on_any_number_of_threads(&[
         ("topology.dims", json!([9, 8])),

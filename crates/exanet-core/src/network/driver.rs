@@ -373,21 +373,12 @@ impl Network {
         Ok(())
     }
 
-    /// The error of a run whose jobs could not finish, from every rank left (as
-    /// [`crate::workload::mpi::Mpi::stuck`] gives them, in global rank order).
-    fn stalled(&self, time_ps: Time, stuck: Vec<(u32, u32, u32, u32, String)>) -> SimError {
-        let mpi = self.mpi.as_ref().expect("a run of jobs");
+    /// The error of a run whose host could not finish, from everything left undone (as
+    /// [`crate::workload::Host::stuck`] gives it, in order).
+    fn stalled(time_ps: Time, stuck: Vec<(u32, StalledRank)>) -> SimError {
         SimError::Stalled(Box::new(StallReport {
             time_ps,
-            ranks: stuck
-                .into_iter()
-                .map(|(_, job, rank, operation, waiting_for)| StalledRank {
-                    job: mpi.jobs[job as usize].name.clone(),
-                    rank,
-                    operation,
-                    waiting_for,
-                })
-                .collect(),
+            ranks: stuck.into_iter().map(|(_, stalled)| stalled).collect(),
         }))
     }
 
@@ -425,8 +416,8 @@ impl Network {
         if end.interrupted {
             return Err(SimError::Interrupted);
         }
-        if let Some(mpi) = self.mpi.as_ref().filter(|m| !m.finished()) {
-            return Err(self.stalled(end.time, mpi.stuck(|_| true)));
+        if let Some(host) = self.host.as_ref().filter(|h| !h.finished()) {
+            return Err(Self::stalled(end.time, host.stuck(&|_| true)));
         }
         let run = &self.config.run;
         if self.closed {
@@ -618,9 +609,9 @@ impl Network {
             )));
         }
         drop(worker);
-        if !end.interrupted && self.mpi.as_ref().is_some_and(|m| !m.finished()) {
-            stuck_ranks.sort_by_key(|&(global, ..)| global);
-            return Err(self.stalled(end.time, stuck_ranks));
+        if !end.interrupted && self.host.as_ref().is_some_and(|h| !h.finished()) {
+            stuck_ranks.sort_by_key(|&(order, _)| order);
+            return Err(Self::stalled(end.time, stuck_ranks));
         }
         Ok(Ran {
             finished,

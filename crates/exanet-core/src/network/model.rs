@@ -24,7 +24,7 @@ use crate::memory::Footprint;
 use crate::parallel::SharedArray;
 use crate::routing::{self, Candidates, RoutingFunction};
 use crate::topology::{self, Peer, Topology};
-use crate::workload::{jobs, Action, Generation, Mpi, Synthetic};
+use crate::workload::{jobs, Action, Generation, Host, Synthetic, Threads};
 
 /// Router ports from which the pools' blocks are prefetched: about 2 MB of router state, more
 /// than a core's own caches hold.
@@ -48,34 +48,31 @@ pub enum NetEvent {
     Deliver { packet: u32 },
     /// To a NIC: an end-to-end acknowledgement frees one slot of the injection throttle.
     NicAck,
-    /// To a NIC, from itself: its host's scheduled wake-up (message-passing workloads).
-    HostWake,
+    /// To a NIC, from itself: its host's scheduled wake-up, with the host's tag.
+    HostWake { tag: u32 },
 }
 
 /// What the endpoints run.
 pub enum Workload {
-    /// Open-loop or burst-synchronized sources.
+    /// Open-loop or burst-synchronized sources, generated inside the NICs.
     Synthetic(Box<Synthetic>),
-    /// Message-passing jobs.
-    Jobs(Box<Mpi>),
+    /// Programs above the NICs: message-passing jobs, closed-loop threads.
+    Host(Box<dyn Host>),
 }
 
 /// The validated building blocks of a network, without its (large) state.
 pub struct Parts {
-    pub topology: Box<dyn Topology>,
+    pub topology: Arc<dyn Topology>,
     pub routing: Box<dyn RoutingFunction>,
     pub workload: Workload,
     pub(super) class_links: Vec<PortLink>,
     pub(super) recorder: Option<Box<Recorder>>,
 }
 
-/// The statistics window [start, end): the whole run for closed workloads (bursts, jobs),
+/// The statistics window [start, end): the whole run for closed workloads (bursts, hosts),
 /// else the measurement window or the fixed duration.
 fn measurement_window(config: &Config) -> (Time, Time) {
-    let closed = matches!(
-        config.traffic,
-        TrafficConfig::Burst { .. } | TrafficConfig::Jobs(_)
-    );
+    let closed = !matches!(config.traffic, TrafficConfig::Synthetic { .. });
     match config.run.duration_ps {
         _ if closed => (0, NEVER),
         Some(duration) => (0, duration),
@@ -116,15 +113,26 @@ fn state_footprint(topology: &dyn Topology, config: &Config) -> Footprint {
     need
 }
 
-/// Wire sizes of the packets a workload sends most: the full packet and the last one of its
-/// messages (synthetic), or a full packet and a bare header (control messages).
+/// Wire sizes of the packets a workload sends most: the full packet and the last one of each
+/// of its messages.
 fn common_packet_sizes(workload: &Workload, config: &Config) -> Vec<u32> {
     match workload {
         Workload::Synthetic(s) => s.packet_wire_bytes().to_vec(),
-        Workload::Jobs(_) => vec![
-            (config.nic.mtu_bytes + config.nic.header_bytes) as u32,
-            config.nic.header_bytes as u32,
-        ],
+        Workload::Host(host) => {
+            let (mtu, header) = (config.nic.mtu_bytes, config.nic.header_bytes);
+            let mut sizes: Vec<u32> = host
+                .common_message_bytes(mtu)
+                .into_iter()
+                .flat_map(|bytes| {
+                    let last = bytes - bytes.saturating_sub(1) / mtu * mtu;
+                    [bytes.min(mtu), last]
+                })
+                .map(|payload| (payload + header) as u32)
+                .collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            sizes
+        }
     }
 }
 
@@ -132,7 +140,7 @@ impl Parts {
     /// Checks every combination the config makes (topology, routing, VCs, traffic pattern,
     /// link classes) and builds the parts.
     pub fn build(config: &Config) -> Result<Parts, ConfigError> {
-        let topology = topology::build(&config.topology)?;
+        let topology: Arc<dyn Topology> = Arc::from(topology::build(&config.topology)?);
         let t = topology.as_ref();
         state_footprint(t, config).check(
             "topology",
@@ -149,8 +157,13 @@ impl Parts {
         let routing = routing::build(&config.routing, topology.as_ref(), config.router.vcs)?;
         let workload = match &config.traffic {
             TrafficConfig::Jobs(jobs) => {
-                Workload::Jobs(Box::new(jobs::build(jobs, topology.as_ref(), config.seed)?))
+                Workload::Host(Box::new(jobs::build(jobs, topology.as_ref(), config.seed)?))
             }
+            TrafficConfig::Threads(threads) => Workload::Host(Box::new(Threads::build(
+                threads,
+                Arc::clone(&topology),
+                config.seed,
+            )?)),
             traffic => Workload::Synthetic(Box::new(
                 Synthetic::build(traffic, &config.nic, topology.as_ref(), config.seed)?
                     .expect("a synthetic or burst config"),
@@ -278,9 +291,9 @@ pub struct Network {
     /// The open-loop or burst source (None under message-passing jobs).
     pub(super) synthetic: Option<Arc<Synthetic>>,
     pub(super) burst: Option<BurstClock>,
-    /// The message-passing engine (None under synthetic traffic).
-    pub(super) mpi: Option<Box<Mpi>>,
-    /// Scratch: what the message-passing engine asked for.
+    /// The programs above the NICs (None under synthetic traffic).
+    pub(super) host: Option<Box<dyn Host>>,
+    /// Scratch: what the host asked for.
     pub(super) actions: Vec<Action>,
     pub(super) mtu_bytes: u64,
     /// Router input VCs a NIC's packets may enter (VCs 0 to this - 1).
@@ -298,7 +311,7 @@ pub struct Network {
     pub(super) nic_packet_rate: Option<PacketRate>,
     pub(super) router_packet_rate: Option<PacketRate>,
     pub(super) router_rate_windows: SharedArray<RateWindow>,
-    /// Closed workloads (bursts, jobs) run until they finish; the window is the whole run.
+    /// Closed workloads (bursts, hosts) run until they finish; the window is the whole run.
     pub(super) closed: bool,
     /// Routers: entity ids below this are routers, the NICs follow.
     pub(super) routers: u32,
@@ -346,8 +359,8 @@ pub struct Network {
     pub(super) source_latency: SharedArray<SourceLatency>,
     pub(super) packets: PacketArena,
     /// Messages being reassembled at this worker's NICs: packets still to come, by (source,
-    /// message); a fast hash, as it is looked up per packet and never iterated.
-    pub(super) reassembly: FxHashMap<(u32, u32), u32>,
+    /// destination, message); a fast hash, as it is looked up per packet and never iterated.
+    pub(super) reassembly: FxHashMap<(u32, u32, u32), u32>,
     /// Generation stops at this time.
     pub(super) generation_end: Time,
     pub(super) stats: Stats,
@@ -387,9 +400,9 @@ impl Network {
         } = Parts::build(config)?;
         let packet_sizes = common_packet_sizes(&workload, config);
         let largest_packet = packet_sizes.iter().copied().max().unwrap_or(0);
-        let (synthetic, mpi) = match workload {
+        let (synthetic, host) = match workload {
             Workload::Synthetic(s) => (Some(Arc::new(*s)), None),
-            Workload::Jobs(m) => (None, Some(m)),
+            Workload::Host(h) => (None, Some(h)),
         };
         let burst = match (synthetic.as_ref().map(|s| &s.generation), &config.traffic) {
             (
@@ -411,7 +424,7 @@ impl Network {
             }),
             _ => None,
         };
-        let closed = burst.is_some() || mpi.is_some();
+        let closed = burst.is_some() || host.is_some();
         let vcs = config.router.vcs as usize;
         let routing_escape_vcs = routing.escape_vcs();
         let routing_bubble_vc = routing.bubble_vc();
@@ -485,7 +498,7 @@ impl Network {
             routing: Arc::from(routing),
             synthetic,
             burst,
-            mpi,
+            host,
             actions: Vec::new(),
             mtu_bytes: config.nic.mtu_bytes,
             injection_vcs: match config.nic.injection_vcs {
@@ -544,7 +557,7 @@ impl Network {
             blocked: Vec::new(),
             remote: None,
             peak_packets: 0,
-            topology: Arc::from(topology),
+            topology,
         })
     }
 
@@ -619,10 +632,10 @@ impl Model for Network {
                 let e = (target - self.num_routers()) as usize;
                 self.nic_limits[e].outstanding -= 1;
             }
-            NetEvent::HostWake => {
+            NetEvent::HostWake { tag } => {
                 let e = target - self.num_routers();
-                if let Some(mpi) = self.mpi.as_mut() {
-                    mpi.wake(now, e, &mut self.actions);
+                if let Some(host) = self.host.as_mut() {
+                    host.wake(now, e, tag, &mut self.actions);
                     self.apply_actions(now, sched);
                 }
             }
@@ -651,7 +664,7 @@ impl Model for Network {
             NetEvent::NicCredit { .. }
             | NetEvent::NicWake
             | NetEvent::NicAck
-            | NetEvent::HostWake => {
+            | NetEvent::HostWake { .. } => {
                 prefetch_line(&self.nics[(target - self.num_routers()) as usize]);
             }
         }

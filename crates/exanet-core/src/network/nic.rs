@@ -81,9 +81,10 @@ impl Network {
     /// Starts the workload: every synthetic source's first message time (and a wake for it),
     /// or every rank's first wake-up.
     pub(super) fn start_sources(&mut self, sched: &mut Scheduler<NetEvent>) {
-        if let Some(mpi) = &self.mpi {
+        if let Some(mut host) = self.host.take() {
             let mut actions = std::mem::take(&mut self.actions);
-            mpi.start(|e| self.owns_nic(e), &mut actions);
+            host.start(&|e| self.owns_nic(e), &mut actions);
+            self.host = Some(host);
             self.actions = actions;
             self.apply_actions(0, sched);
             return;
@@ -111,7 +112,7 @@ impl Network {
         }
     }
 
-    /// Carries out what the message-passing engine asked for.
+    /// Carries out what the host asked for.
     pub(super) fn apply_actions(&mut self, now: Time, sched: &mut Scheduler<NetEvent>) {
         let mut actions = std::mem::take(&mut self.actions);
         for action in actions.drain(..) {
@@ -123,12 +124,12 @@ impl Network {
                     bytes,
                     token,
                 } => {
-                    self.ship_envelope(dst, token);
+                    self.ship_note(dst, token);
                     self.send_message(ready_ps, now, src, dst, bytes, token);
                 }
-                Action::Wake { at, endpoint } => {
+                Action::Wake { at, endpoint, tag } => {
                     let nic = self.nic_entity(endpoint);
-                    sched.schedule(at, nic, nic, NetEvent::HostWake);
+                    sched.schedule(at, nic, nic, NetEvent::HostWake { tag });
                 }
             }
         }
@@ -324,8 +325,8 @@ impl Network {
             nic.queue.pop_front();
             nic.cut_bytes = 0;
             if head.token != NO_TOKEN {
-                if let Some(mpi) = self.mpi.as_mut() {
-                    mpi.sent(now, head.token, tail_out, &mut self.actions);
+                if let Some(host) = self.host.as_mut() {
+                    host.sent(now, head.token, tail_out, &mut self.actions);
                     self.apply_actions(now, sched);
                 }
             }
@@ -439,11 +440,15 @@ impl Network {
             );
         }
         let message_done = packet.message_packets == 1
-            || match self.mpi.as_mut() {
-                // A message of a job counts its packets in its envelope (no map lookup).
-                Some(mpi) => mpi.packet_arrived(packet.message, packet.message_packets),
+            || match self
+                .host
+                .as_mut()
+                .and_then(|h| h.packet_arrived(packet.message, packet.message_packets))
+            {
+                Some(done) => done,
                 None => {
-                    let key = (packet.src, packet.message);
+                    // A host's tokens are unique per (source, destination), not per source.
+                    let key = (packet.src, e, packet.message);
                     let remaining = self.reassembly.entry(key).or_insert(packet.message_packets);
                     *remaining -= 1;
                     let done = *remaining == 0;
@@ -453,7 +458,7 @@ impl Network {
                     done
                 }
             };
-        let token = if self.mpi.is_some() {
+        let token = if self.host.is_some() {
             packet.message
         } else {
             NO_TOKEN
@@ -481,8 +486,8 @@ impl Network {
             }
         }
         if message_done && token != NO_TOKEN {
-            if let Some(mpi) = self.mpi.as_mut() {
-                mpi.arrived(now, token, &mut self.actions);
+            if let Some(host) = self.host.as_mut() {
+                host.arrived(now, packet.src, e, token, &mut self.actions);
                 self.apply_actions(now, sched);
             }
         }

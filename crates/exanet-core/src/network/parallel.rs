@@ -14,9 +14,10 @@ use super::packet::{Packet, PacketArena};
 use super::record::Recorder;
 use super::state::{EndpointCounters, InputPool, LinkCounters, OutputPool, Stats, NO_BLOCK};
 use crate::engine::{EntityId, Scheduler, Time};
+use crate::error::StalledRank;
 use crate::parallel::Partition;
 use crate::routing::Candidates;
-use crate::workload::mpi::{Envelope, JobCounters};
+use crate::workload::{HostCounters, HostNote};
 
 /// An event for another worker's entity.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -33,11 +34,8 @@ pub(super) struct Crossing {
 pub struct Outbox {
     pub(super) events: Vec<Crossing>,
     pub(super) packets: Vec<Packet>,
-    /// Envelopes of the messages sent to the other worker's hosts (by token): they arrive
-    /// before the messages' packets, which cross a link at least the window long.
-    pub(super) envelopes: Vec<(u32, Envelope)>,
-    /// Tokens the other worker numbered and this one is done with.
-    pub(super) released: Vec<u32>,
+    /// What this worker's host tells the other's (see [`HostNote`]).
+    pub(super) notes: Vec<HostNote>,
 }
 
 /// What one process of a run across processes counted, for the others: its part of every
@@ -50,15 +48,15 @@ pub(super) struct RankShare {
     recorder: Option<Box<Recorder>>,
     peak_packets: u64,
     nics_owing_window: u64,
-    jobs: Vec<JobCounters>,
+    host: Option<HostCounters>,
     /// (endpoint, its counters, packets waiting at its source) of its endpoints.
     endpoints: Vec<(u32, EndpointCounters, u64)>,
     /// (source endpoint, latency sum, count) of the measured packets it delivered.
     source_latency: Vec<(u32, u64, u64)>,
     /// (router port, counters) of its ports that carried packets in the window.
     links: Vec<(u32, LinkCounters)>,
-    /// Its jobs' ranks that did not finish (see `Mpi::stuck`).
-    stuck_ranks: Vec<(u32, u32, u32, u32, String)>,
+    /// What its host left undone (see `Host::stuck`).
+    stuck_ranks: Vec<(u32, StalledRank)>,
 }
 
 /// A worker's view of the partition and its outboxes.
@@ -143,16 +141,16 @@ impl Network {
             .is_none_or(|r| r.part_of[self.nic_entity(e) as usize] == r.me)
     }
 
-    /// Sends a copy of message `token`'s envelope with it when its destination endpoint `dst`
-    /// belongs to another worker.
-    pub(super) fn ship_envelope(&mut self, dst: u32, token: u32) {
+    /// Sends what the host says must travel with message `token` when its destination
+    /// endpoint `dst` belongs to another worker.
+    pub(super) fn ship_note(&mut self, dst: u32, token: u32) {
         let nic = self.nic_entity(dst);
-        if let (Some(remote), Some(mpi)) = (self.remote.as_deref_mut(), self.mpi.as_ref()) {
+        if let (Some(remote), Some(host)) = (self.remote.as_deref_mut(), self.host.as_ref()) {
             let part = remote.part_of[nic as usize];
             if part != remote.me {
-                remote.outboxes[part as usize]
-                    .envelopes
-                    .push((token, mpi.envelope(token)));
+                if let Some(note) = host.note_for(token) {
+                    remote.outboxes[part as usize].notes.push(note);
+                }
             }
         }
     }
@@ -161,10 +159,9 @@ impl Network {
     pub(super) fn take_outboxes(&mut self) -> Vec<Outbox> {
         match self.remote.as_deref_mut() {
             Some(remote) => {
-                if let Some(mpi) = self.mpi.as_mut() {
-                    for token in mpi.take_released() {
-                        let part = mpi.numbered_by(token) as usize;
-                        remote.outboxes[part].released.push(token);
+                if let Some(host) = self.host.as_mut() {
+                    for (part, note) in host.take_notes() {
+                        remote.outboxes[part as usize].notes.push(note);
                     }
                 }
                 let parts = remote.outboxes.len();
@@ -179,12 +176,9 @@ impl Network {
 
     /// Queues the events another worker sent this one.
     pub(super) fn receive(&mut self, outbox: Outbox, sched: &mut Scheduler<NetEvent>) {
-        if let Some(mpi) = self.mpi.as_mut() {
-            for (token, envelope) in outbox.envelopes {
-                mpi.accept(token, envelope);
-            }
-            for token in outbox.released {
-                mpi.release(token);
+        if let Some(host) = self.host.as_mut() {
+            for note in outbox.notes {
+                host.accept(note);
             }
         }
         for c in outbox.events {
@@ -229,8 +223,8 @@ impl Network {
                 routing: Arc::clone(&self.routing),
                 synthetic: self.synthetic.clone(),
                 burst: self.burst.clone(),
-                // SAFETY: as for the network's arrays; ranks go with their endpoints' NICs.
-                mpi: self.mpi.as_ref().map(|m| Box::new(m.worker(me, parts))),
+                // SAFETY: as for the network's arrays; hosts go with their endpoints' NICs.
+                host: self.host.as_ref().map(|h| h.worker(me, parts)),
                 actions: Vec::new(),
                 mtu_bytes: self.mtu_bytes,
                 injection_vcs: self.injection_vcs,
@@ -307,7 +301,7 @@ impl Network {
             recorder: self.recorder.clone(),
             peak_packets: self.packets.capacity() as u64,
             nics_owing_window: self.nics_owing_window,
-            jobs: self.mpi.as_ref().map_or_else(Vec::new, |m| m.counters()),
+            host: self.host.as_ref().map(|h| h.counters()),
             endpoints: (0..endpoints)
                 .filter(|&e| self.owns_nic(e))
                 .map(|e| {
@@ -331,9 +325,9 @@ impl Network {
                 .filter(|(_, c)| c.packets > 0)
                 .collect(),
             stuck_ranks: self
-                .mpi
+                .host
                 .as_ref()
-                .map_or_else(Vec::new, |m| m.stuck(|e| self.owns_nic(e))),
+                .map_or_else(Vec::new, |h| h.stuck(&|e| self.owns_nic(e))),
         }
     }
 
@@ -343,15 +337,15 @@ impl Network {
         &mut self,
         share: RankShare,
         source_queue: &mut [u64],
-    ) -> Vec<(u32, u32, u32, u32, String)> {
+    ) -> Vec<(u32, StalledRank)> {
         self.stats.merge(&share.stats);
         if let (Some(mine), Some(theirs)) = (self.recorder.as_mut(), share.recorder.as_ref()) {
             mine.merge(theirs);
         }
         self.peak_packets += share.peak_packets;
         self.nics_owing_window = self.nics_owing_window.wrapping_add(share.nics_owing_window);
-        if let Some(mpi) = self.mpi.as_mut() {
-            mpi.absorb(&share.jobs);
+        if let (Some(host), Some(theirs)) = (self.host.as_mut(), share.host.as_ref()) {
+            host.absorb(theirs);
         }
         for (e, counters, queued) in share.endpoints {
             self.endpoint_counters[e as usize] = counters;
@@ -393,7 +387,7 @@ impl Network {
         if let (Some(mine), Some(theirs)) = (self.recorder.as_mut(), worker.recorder.as_ref()) {
             mine.merge(theirs);
         }
-        if let (Some(mine), Some(theirs)) = (self.mpi.as_mut(), worker.mpi.as_ref()) {
+        if let (Some(mine), Some(theirs)) = (self.host.as_mut(), worker.host.as_ref()) {
             mine.absorb(&theirs.counters());
         }
         if let (Some(mine), Some(theirs)) = (self.burst.as_mut(), worker.burst.as_ref()) {

@@ -9,6 +9,7 @@ use crate::engine::Time;
 
 use crate::stats::{ColumnData, Summary, Table, Value};
 use crate::topology::{Peer, Topology};
+pub use crate::workload::JobResult;
 
 const PS_PER_NS: f64 = 1000.0;
 
@@ -48,38 +49,6 @@ pub struct RunOutput {
     burst_starts_ps: Vec<Time>,
     burst_ends_ps: Vec<Time>,
     recorder: Option<Box<Recorder>>,
-}
-
-/// What one job did.
-#[derive(Debug, Clone)]
-pub struct JobResult {
-    pub name: String,
-    pub app: String,
-    pub ranks: u32,
-    pub endpoints: Vec<u32>,
-    pub start_ps: Time,
-    pub end_ps: Time,
-    pub bytes_sent: u64,
-    pub messages_sent: u64,
-    /// The algorithms its collectives ran, `kind:algorithm=calls, ...` ([`JobRun::algorithms`]).
-    ///
-    /// [`JobRun::algorithms`]: crate::workload::mpi::JobRun::algorithms
-    pub algorithms: String,
-    /// The same job on an ideal network (zero latency, infinite bandwidth).
-    pub ideal_ps: Option<Time>,
-    /// The same job alone on the machine, same placement.
-    pub alone_ps: Option<Time>,
-}
-
-impl JobResult {
-    pub fn completion_ps(&self) -> Time {
-        self.end_ps - self.start_ps
-    }
-
-    /// V_j / T_j in GB/s (bytes per ns).
-    pub fn communication_rate_gbytes_per_s(&self) -> f64 {
-        self.bytes_sent as f64 / (self.completion_ps() as f64 / PS_PER_NS).max(1e-9)
-    }
 }
 
 /// Fraction of a link's capacity over the window that `bytes` represent.
@@ -353,51 +322,11 @@ impl Network {
                 Value::F64(s.delivered as f64 / (end_ps as f64 / PS_PER_NS)),
             );
         }
-        let jobs: Vec<JobResult> = self
-            .mpi
-            .map(|mpi| {
-                mpi.jobs
-                    .into_iter()
-                    .map(|j| JobResult {
-                        algorithms: j.algorithms(),
-                        name: j.name,
-                        app: j.app,
-                        ranks: j.program.ranks,
-                        endpoints: j.endpoints,
-                        start_ps: j.start_ps,
-                        end_ps: j.end_ps,
-                        bytes_sent: j.bytes_sent,
-                        messages_sent: j.messages_sent,
-                        ideal_ps: None,
-                        alone_ps: None,
-                    })
-                    .collect()
-            })
+        let endpoints = self.topology.num_endpoints();
+        let jobs = self
+            .host
+            .map(|host| host.results(endpoints, &mut sum))
             .unwrap_or_default();
-        if !jobs.is_empty() {
-            sum.set("jobs", Value::U64(jobs.len() as u64));
-            let makespan = jobs.iter().map(|j| j.end_ps).max().unwrap_or(0);
-            sum.set(
-                "jobs_completion_ns_max",
-                Value::F64(makespan as f64 / PS_PER_NS),
-            );
-            sum.set(
-                "messages_sent",
-                Value::U64(jobs.iter().map(|j| j.messages_sent).sum()),
-            );
-            sum.set(
-                "bytes_sent",
-                Value::U64(jobs.iter().map(|j| j.bytes_sent).sum()),
-            );
-            sum.set(
-                "communication_rate_gbytes_per_s",
-                Value::F64(
-                    jobs.iter()
-                        .map(|j| j.communication_rate_gbytes_per_s())
-                        .sum(),
-                ),
-            );
-        }
 
         RunOutput {
             summary: sum,

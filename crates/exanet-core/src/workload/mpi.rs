@@ -17,9 +17,12 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::collectives::{Algorithm, Collective, CollectiveKind, Thresholds, Transfer};
+use super::host::{Action, Host, HostCounters, HostNote};
 use super::program::{OpKind, Program, ANY};
 use crate::engine::Time;
+use crate::error::StalledRank;
 use crate::parallel::SharedArray;
+use crate::stats::{Summary, Value};
 
 const NEVER: Time = Time::MAX;
 /// A message's tag carries its matching context: a point-to-point message's is
@@ -55,21 +58,6 @@ pub struct HostParams {
     pub recv_overhead_ps: Time,
     /// Where algorithm "auto" changes algorithm.
     pub thresholds: Thresholds,
-}
-
-/// What the engine asks of the network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
-    /// Hand a message of `bytes` payload to endpoint `src`'s NIC, injectable from `ready_ps`.
-    Send {
-        ready_ps: Time,
-        src: u32,
-        dst: u32,
-        bytes: u64,
-        token: u32,
-    },
-    /// Wake endpoint `endpoint`'s host at `at` (call [`Mpi::wake`]).
-    Wake { at: Time, endpoint: u32 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -409,6 +397,7 @@ impl Mpi {
                 .map(|r| Action::Wake {
                     at: r.wake_at,
                     endpoint: r.endpoint,
+                    tag: 0,
                 }),
         );
     }
@@ -720,6 +709,7 @@ impl Mpi {
         out.push(Action::Wake {
             at,
             endpoint: rank.endpoint,
+            tag: 0,
         });
     }
 
@@ -892,8 +882,8 @@ impl Mpi {
     }
 
     /// The ranks on endpoints for which `owned` holds that have not finished, for a run that
-    /// cannot go on: (global rank index, job, rank, operation index, what it waits for).
-    pub fn stuck(&self, owned: impl Fn(u32) -> bool) -> Vec<(u32, u32, u32, u32, String)> {
+    /// cannot go on, by global rank index.
+    pub fn stuck(&self, owned: impl Fn(u32) -> bool) -> Vec<(u32, StalledRank)> {
         self.ranks
             .iter()
             .enumerate()
@@ -948,8 +938,13 @@ impl Mpi {
                 } else {
                     receives.join(", ")
                 };
-                let what = format!("{what}, waiting for {waits}");
-                (global as u32, r.job, r.rank, index, what)
+                let stalled = StalledRank {
+                    job: job.name.clone(),
+                    rank: r.rank,
+                    operation: index,
+                    waiting_for: format!("{what}, waiting for {waits}"),
+                };
+                (global as u32, stalled)
             })
             .collect()
     }
@@ -977,7 +972,7 @@ impl Mpi {
                         Some((ready_ps, Event::Sent(token))),
                         Some((ready_ps, Event::Arrive(token))),
                     ],
-                    Action::Wake { at, endpoint } => [Some((at, Event::Wake(endpoint))), None],
+                    Action::Wake { at, endpoint, .. } => [Some((at, Event::Wake(endpoint))), None],
                 };
                 for (at, event) in events.into_iter().flatten() {
                     queue.push(std::cmp::Reverse((at.max(now), order, event)));
@@ -995,5 +990,152 @@ impl Mpi {
             }
         }
         self.jobs.iter().map(|j| j.end_ps - j.start_ps).collect()
+    }
+}
+
+/// What one job did.
+#[derive(Debug, Clone)]
+pub struct JobResult {
+    pub name: String,
+    pub app: String,
+    pub ranks: u32,
+    pub endpoints: Vec<u32>,
+    pub start_ps: Time,
+    pub end_ps: Time,
+    pub bytes_sent: u64,
+    pub messages_sent: u64,
+    /// The algorithms its collectives ran, `kind:algorithm=calls, ...` ([`JobRun::algorithms`]).
+    pub algorithms: String,
+    /// The same job on an ideal network (zero latency, infinite bandwidth).
+    pub ideal_ps: Option<Time>,
+    /// The same job alone on the machine, same placement.
+    pub alone_ps: Option<Time>,
+}
+
+impl JobResult {
+    pub fn completion_ps(&self) -> Time {
+        self.end_ps - self.start_ps
+    }
+
+    /// V_j / T_j in GB/s (bytes per ns).
+    pub fn communication_rate_gbytes_per_s(&self) -> f64 {
+        self.bytes_sent as f64 / (self.completion_ps() as f64 / 1000.0).max(1e-9)
+    }
+}
+
+impl Host for Mpi {
+    fn start(&mut self, owns: &dyn Fn(u32) -> bool, out: &mut Vec<Action>) {
+        Mpi::start(self, owns, out);
+    }
+
+    fn wake(&mut self, now: Time, endpoint: u32, _tag: u32, out: &mut Vec<Action>) {
+        Mpi::wake(self, now, endpoint, out);
+    }
+
+    fn sent(&mut self, now: Time, token: u32, tail_ps: Time, out: &mut Vec<Action>) {
+        Mpi::sent(self, now, token, tail_ps, out);
+    }
+
+    fn packet_arrived(&mut self, token: u32, packets: u32) -> Option<bool> {
+        // A message of a job counts its packets in its envelope (no map lookup).
+        Some(Mpi::packet_arrived(self, token, packets))
+    }
+
+    fn arrived(&mut self, now: Time, _src: u32, _dst: u32, token: u32, out: &mut Vec<Action>) {
+        Mpi::arrived(self, now, token, out);
+    }
+
+    fn common_message_bytes(&self, mtu_bytes: u64) -> Vec<u64> {
+        // Full data packets and bare control messages.
+        vec![mtu_bytes, 0]
+    }
+
+    fn note_for(&self, token: u32) -> Option<HostNote> {
+        Some(HostNote::Envelope {
+            token,
+            envelope: self.envelope(token),
+        })
+    }
+
+    fn take_notes(&mut self) -> Vec<(u32, HostNote)> {
+        self.take_released()
+            .into_iter()
+            .map(|token| (self.numbered_by(token), HostNote::Released { token }))
+            .collect()
+    }
+
+    fn accept(&mut self, note: HostNote) {
+        match note {
+            HostNote::Envelope { token, envelope } => Mpi::accept(self, token, envelope),
+            HostNote::Released { token } => self.release(token),
+        }
+    }
+
+    unsafe fn worker(&self, me: u32, parts: u32) -> Box<dyn Host> {
+        // SAFETY: as the caller promises.
+        Box::new(unsafe { Mpi::worker(self, me, parts) })
+    }
+
+    fn counters(&self) -> HostCounters {
+        HostCounters::Jobs(Mpi::counters(self))
+    }
+
+    fn absorb(&mut self, counters: &HostCounters) {
+        if let HostCounters::Jobs(jobs) = counters {
+            Mpi::absorb(self, jobs);
+        }
+    }
+
+    fn finished(&self) -> bool {
+        Mpi::finished(self)
+    }
+
+    fn stuck(&self, owns: &dyn Fn(u32) -> bool) -> Vec<(u32, StalledRank)> {
+        Mpi::stuck(self, owns)
+    }
+
+    fn results(self: Box<Self>, _endpoints: u32, summary: &mut Summary) -> Vec<JobResult> {
+        let jobs: Vec<JobResult> = self
+            .jobs
+            .into_iter()
+            .map(|j| JobResult {
+                algorithms: j.algorithms(),
+                name: j.name,
+                app: j.app,
+                ranks: j.program.ranks,
+                endpoints: j.endpoints,
+                start_ps: j.start_ps,
+                end_ps: j.end_ps,
+                bytes_sent: j.bytes_sent,
+                messages_sent: j.messages_sent,
+                ideal_ps: None,
+                alone_ps: None,
+            })
+            .collect();
+        if !jobs.is_empty() {
+            summary.set("jobs", Value::U64(jobs.len() as u64));
+            let makespan = jobs.iter().map(|j| j.end_ps).max().unwrap_or(0);
+            summary.set(
+                "jobs_completion_ns_max",
+                Value::F64(makespan as f64 / 1000.0),
+            );
+            summary.set(
+                "messages_sent",
+                Value::U64(jobs.iter().map(|j| j.messages_sent).sum()),
+            );
+            summary.set(
+                "bytes_sent",
+                Value::U64(jobs.iter().map(|j| j.bytes_sent).sum()),
+            );
+            summary.set(
+                "communication_rate_gbytes_per_s",
+                Value::F64(
+                    jobs.iter()
+                        .map(|j| j.communication_rate_gbytes_per_s())
+                        .sum(),
+                ),
+            );
+        }
+        jobs
     }
 }

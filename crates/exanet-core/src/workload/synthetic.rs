@@ -129,7 +129,7 @@ impl Synthetic {
                     matrix,
                     fixed_points,
                 ),
-                TrafficConfig::Jobs(_) => return Ok(None),
+                TrafficConfig::Jobs(_) | TrafficConfig::Threads(_) => return Ok(None),
             };
         let pattern = DestinationPattern::build(
             *pattern,
@@ -216,7 +216,7 @@ impl Synthetic {
                     bursts: *bursts,
                 }
             }
-            TrafficConfig::Jobs(_) => unreachable!("returned above"),
+            TrafficConfig::Jobs(_) | TrafficConfig::Threads(_) => unreachable!("returned above"),
         };
         Ok(Some(Synthetic {
             pattern,

@@ -1,0 +1,127 @@
+//! Closed-loop threads (`traffic.kind = "threads"`): completion times against the closed forms
+//! of a lane that switches threads at each operation, and conservation of operations.
+
+mod common;
+
+use common::{run, run_ok, with};
+use exanet_core::SimError;
+use serde_json::{json, Value};
+
+/// Two endpoints on a two-router ring (every message one hop), `threads` threads on one lane,
+/// 40 ns of compute per operation, 16 B requests answered after 30 ns by 64 B responses.
+fn pair(threads: u32, outstanding: u32, operations: u32) -> Vec<(&'static str, Value)> {
+    vec![
+        ("topology.dims", json!([2])),
+        (
+            "traffic",
+            json!({"kind": "threads", "pattern": "uniform", "lanes_per_endpoint": 1,
+                   "threads_per_lane": threads, "outstanding_per_thread": outstanding,
+                   "compute_ps": COMPUTE_PS, "operations_per_thread": operations,
+                   "operations": [{"weight": 1.0, "request_bytes": 16, "response_bytes": 64,
+                                   "service_ps": SERVICE_PS}]}),
+        ),
+    ]
+}
+
+const COMPUTE_PS: u64 = 40_000;
+const SERVICE_PS: u64 = 30_000;
+
+/// A lone message of `payload` bytes over one hop of the test network: two NIC links (20 ns),
+/// two routers (50 ns), one link (20 ns), and its serialization at 25 GB/s once (32 B header).
+fn one_way_ps(payload: u64) -> u64 {
+    2 * 20_000 + 2 * 50_000 + 20_000 + (payload + 32) * 40
+}
+
+fn round_trip_ps() -> u64 {
+    one_way_ps(16) + SERVICE_PS + one_way_ps(64)
+}
+
+fn completion_ps(changes: &[(&str, Value)]) -> u64 {
+    let out = run_ok(&with(changes));
+    (out.summary.f64("completion_ns") * 1000.0).round() as u64
+}
+
+#[test]
+fn one_thread_takes_operations_times_compute_plus_round_trip() {
+    let ops = 25;
+    assert_eq!(
+        completion_ps(&pair(1, 1, ops)),
+        u64::from(ops) * (COMPUTE_PS + round_trip_ps())
+    );
+}
+
+#[test]
+fn threads_hide_the_round_trip_until_it_exceeds_the_others_compute() {
+    let (ops, r, c) = (30u64, round_trip_ps(), COMPUTE_PS);
+    // R = 355.76 ns. 16 threads: the others' compute (15 x 40 ns) covers it, the lane never
+    // idles and the run is all compute plus the last round trip.
+    assert!(r <= 15 * c);
+    assert_eq!(completion_ps(&pair(16, 1, ops as u32)), ops * 16 * c + r);
+    // 4 threads: every thread waits out its round trip; the last starts 3 computes late.
+    assert!(r > 3 * c);
+    assert_eq!(
+        completion_ps(&pair(4, 1, ops as u32)),
+        ops * (c + r) + 3 * c
+    );
+}
+
+#[test]
+fn the_latency_bound_regime_grows_by_operations_per_thread() {
+    // Longer links add the same to every round trip: completion grows by ops/thread per ps.
+    let ops = 30u64;
+    let base = completion_ps(&pair(4, 1, ops as u32));
+    let mut longer = pair(4, 1, ops as u32);
+    longer.push(("links.default.latency_ps", json!(120_000)));
+    assert_eq!(completion_ps(&longer) - base, ops * 2 * 100_000);
+}
+
+#[test]
+fn outstanding_operations_multiply_the_hidden_latency() {
+    // One thread with 16 operations in flight behaves as 16 threads of one each.
+    let ops = 30u64;
+    assert_eq!(
+        completion_ps(&pair(1, 16, (ops * 16) as u32)),
+        ops * 16 * COMPUTE_PS + round_trip_ps()
+    );
+}
+
+#[test]
+fn every_request_is_answered_once() {
+    let out = run_ok(&with(&[
+        ("router.vc_buffer_bytes", json!(8192)),
+        (
+            "traffic",
+            json!({"kind": "threads", "pattern": "uniform", "lanes_per_endpoint": 2,
+               "threads_per_lane": 8, "outstanding_per_thread": 2, "compute_ps": 5_000,
+               "operations_per_thread": 12,
+               "operations": [
+                   {"weight": 3.0, "request_bytes": 16, "response_bytes": 64, "service_ps": 20_000},
+                   {"weight": 1.0, "request_bytes": 5000, "response_bytes": 0, "service_ps": 0}]}),
+        ),
+    ]));
+    let s = &out.summary;
+    let operations = 64 * 2 * 8 * 12;
+    assert_eq!(s.u64("operations"), operations);
+    assert_eq!(s.u64("requests_served"), operations);
+    // 5000 B requests are two packets at the 4096 B MTU; the network delivered all it took.
+    assert_eq!(s.u64("packets_delivered"), s.u64("packets_injected"));
+    assert!(s.u64("packets_delivered") > 2 * operations);
+    assert!(s.f64("operation_latency_ns_p50") <= s.f64("operation_latency_ns_p99"));
+    assert!(s.f64("lane_busy_fraction") > 0.0 && s.f64("lane_busy_fraction") <= 1.0);
+}
+
+#[test]
+fn bad_thread_configs_name_the_key() {
+    let mut bad = pair(1, 1, 1);
+    bad[1].1["outstanding_per_thread"] = json!(65);
+    match run(&with(&bad)) {
+        Err(SimError::Config(e)) => {
+            assert_eq!(e.key, "traffic.outstanding_per_thread");
+            assert!(e.expected.contains("64"), "{e}");
+        }
+        other => panic!("expected a config error, got {:?}", other.map(|_| ())),
+    }
+    let mut bad = pair(1, 1, 1);
+    bad[1].1["operations"] = json!([]);
+    assert!(matches!(run(&with(&bad)), Err(SimError::Config(e)) if e.key == "traffic.operations"));
+}
