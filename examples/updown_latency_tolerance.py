@@ -20,7 +20,7 @@ Second table (Fig. 5.4): relative performance against a per-node injection cap f
 TB/s, in windows of 100 cycles. A node has 2,048 lanes; each endpoint here simulates 32 of them
 under 32/2048 of the node's cap and link speed, which changes no rate per lane.
 
-Run with `python3 examples/updown_latency_tolerance.py` (about 3 minutes on a 2-core machine);
+Run with `python3 examples/updown_latency_tolerance.py` (about a minute on a 2-core machine);
 EXANET_EXAMPLES_QUICK=1 runs a few points in seconds (example_scale.py).
 """
 
@@ -170,7 +170,7 @@ def bandwidth_table(console: Console) -> None:
 
 
 def main() -> None:
-    console = Console()
+    console = Console(width=200)
     latency_table(console)
     bandwidth_table(console)
 

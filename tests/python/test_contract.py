@@ -181,6 +181,7 @@ def example_configs() -> list[tuple[str, dict[str, Any]]]:
         import routing_dragonfly
         import routing_torus
         import updown_injection
+        import updown_latency_tolerance as tolerance
     finally:
         sys.path.remove(str(ROOT / "examples"))
     configs = [
@@ -221,6 +222,11 @@ def example_configs() -> list[tuple[str, dict[str, Any]]]:
     ]
     delays = [{"eligibility_delay": delay} for delay in updown_injection.DELAYS]
     configs += [(f"updown {nic}", updown_injection.with_nic(**nic)) for nic in caps + delays]
+    configs += [
+        (f"updown_latency_tolerance {app[0]} {cap}", tolerance.config(app, 2, 2, 500_000, cap))
+        for app in tolerance.APPS
+        for cap in (None, 3.0)
+    ]
     return configs
 
 
