@@ -147,3 +147,17 @@ fn a_saturating_load_of_operations_completes_every_one() {
     assert_eq!(s.f64("lane_busy_fraction"), 0.0);
     assert!(s.f64("operation_latency_ns_mean") > 10.0 * 500.0);
 }
+
+#[test]
+fn a_matrix_row_without_a_destination_is_refused_not_a_panic() {
+    let mut traffic = pair(1, 1, 1);
+    traffic[1].1["pattern"] = json!("matrix");
+    traffic[1].1["matrix"] = json!({"endpoints": 2, "src": [0], "dst": [1], "weight": [1.0]});
+    match run(&with(&traffic)) {
+        Err(SimError::Config(e)) => {
+            assert_eq!(e.key, "traffic.matrix");
+            assert!(e.value.contains("row 1"), "{e}");
+        }
+        other => panic!("expected a config error, got {:?}", other.map(|_| ())),
+    }
+}

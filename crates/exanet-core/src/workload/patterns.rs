@@ -170,6 +170,21 @@ impl DestinationPattern {
     }
 
     /// The destination of the next message of endpoint `src`.
+    /// A matrix pattern must give every endpoint a destination when every endpoint sends
+    /// (`why` says why); other patterns always do.
+    pub fn require_every_row(&self, why: &str) -> Result<(), ConfigError> {
+        if let DestinationPattern::Matrix(rows) = self {
+            if let Some(silent) = rows.silent_sources().next() {
+                return Err(ConfigError::new(
+                    "traffic.matrix",
+                    format!("row {silent} has no weight off the diagonal"),
+                    format!("a destination for every endpoint: {why}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     pub fn destination(&self, src: u32, topology: &dyn Topology, rng: &mut EntityRng) -> u32 {
         let n = topology.num_endpoints();
         let uniform = |rng: &mut EntityRng| {

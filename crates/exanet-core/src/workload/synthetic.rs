@@ -192,16 +192,7 @@ impl Synthetic {
                 bursts,
                 ..
             } => {
-                if let DestinationPattern::Matrix(rows) = &pattern {
-                    if let Some(silent) = rows.silent_sources().next() {
-                        return Err(ConfigError::new(
-                            "traffic.matrix",
-                            format!("row {silent} has no weight off the diagonal"),
-                            "a destination for every endpoint: a burst gives every endpoint \
-                             the same budget",
-                        ));
-                    }
-                }
+                pattern.require_every_row("a burst gives every endpoint the same budget")?;
                 let n = topology.num_endpoints();
                 if *fixed_points == FixedPoints::Silent && (0..n).all(|e| pattern.fixed_point(e)) {
                     return Err(ConfigError::new(

@@ -234,6 +234,7 @@ impl Threads {
             config.hotspot_fraction,
             config.matrix.as_ref(),
         )?;
+        pattern.require_every_row("every endpoint's threads issue operations")?;
         let classes = config
             .operations
             .iter()
