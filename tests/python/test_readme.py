@@ -201,6 +201,7 @@ EXAMPLE_TITLES = {
     "seed_figures": "seed figures: radix vs size, performance per dollar, injection maps",
     "timeline_projection": "16,384 nodes under an injection cap per node",
     "updown_injection": "eligibility delay (no cap)",
+    "updown_latency_tolerance": "Latency tolerance: slowdown vs the 1,000-cycle round trip",
 }
 #: Modules the examples import, with no main of their own.
 EXAMPLE_HELPERS = {"compare_routing", "example_scale"}
