@@ -301,9 +301,31 @@ class RouterConfig(_Section):
     packet_rate_window: PositiveTimePs = Field(
         "50ns", description="window of the router's packet-rate limit"
     )
+    message_classes: Literal[1, 2] = Field(
+        1,
+        description="message classes with VCs of their own: 1 (all share the VCs) or 2 "
+        "(requests on the lower half of the VCs, responses of closed-loop threads on the upper "
+        "half; the routing plans its VC classes within each half)",
+    )
+    priority: Literal["none", "responses"] = Field(
+        "none",
+        description="responses: at every output, responses win over requests whatever the "
+        "arbitration (strict priority); none: arbitration ignores the message class",
+    )
+
+    @model_validator(mode="after")
+    def _classes_divide_vcs(self) -> RouterConfig:
+        if self.vcs % self.message_classes:
+            raise FieldError(
+                "message_classes",
+                f"a divisor of vcs ({self.vcs}): each message class gets an equal share",
+            )
+        return self
 
     def to_core(self) -> dict[str, Any]:
         return {
+            "message_classes": self.message_classes,
+            "priority": self.priority,
             "packet_rate_per_s": self.packet_rate or 0,
             "packet_rate_window_ps": self.packet_rate_window,
             "vcs": self.vcs,

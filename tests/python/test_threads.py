@@ -84,3 +84,25 @@ def test_a_bad_threads_config_names_its_key(traffic, key):
     with pytest.raises(ConfigError) as error:
         run(**traffic)
     assert key in str(error.value)
+
+
+def test_message_classes_and_priority_run_alike_on_two_workers():
+    cfg = config(threads_per_lane=32, outstanding_per_thread=4, compute="0ns")
+    cfg["router"] = {"vcs": 4, "message_classes": 2, "priority": "responses"}
+    one = exanet.simulate(cfg, progress=False).summary
+    two = exanet.simulate({**cfg, "threads": 2}, progress=False).summary
+    assert one["operations"] == one["requests_served"] == 16 * 32 * 20
+    for key in ("completion_ns", "operation_latency_ns_mean", "threads_waiting_mean"):
+        assert one[key] == two[key], key
+
+
+def test_message_classes_must_split_the_vcs_evenly():
+    cfg = config(compute="10ns")
+    cfg["router"] = {"vcs": 3, "message_classes": 2}
+    with pytest.raises(ConfigError) as error:
+        exanet.simulate(cfg, progress=False)
+    assert "router.message_classes" in str(error.value)
+    cfg["router"] = {"vcs": 2, "message_classes": 2}  # DOR on a torus needs 2 per class
+    with pytest.raises(ConfigError) as error:
+        exanet.simulate(cfg, progress=False)
+    assert "router.vcs" in str(error.value) and "2 message classes" in str(error.value)

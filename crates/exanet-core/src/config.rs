@@ -247,6 +247,17 @@ pub enum Arbitration {
     Age,
 }
 
+/// Which message class wins an output when both compete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// Arbitration ignores the class.
+    #[default]
+    None,
+    /// Responses before requests, strictly, at every output and ejection port.
+    Responses,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RouterConfig {
@@ -268,6 +279,20 @@ pub struct RouterConfig {
     pub packet_rate_per_s: u64,
     #[serde(default)]
     pub packet_rate_window_ps: u64,
+    /// Message classes that get VCs of their own (1: all share; 2: requests take the lower
+    /// half of the VCs, responses the upper half).
+    #[serde(default = "one")]
+    pub message_classes: u32,
+    #[serde(default)]
+    pub priority: Priority,
+}
+
+impl RouterConfig {
+    /// VCs of one message class: what the routing plans its VC classes in (the message
+    /// classes are disjoint copies of that plan, so a plan free of deadlock stays so).
+    pub fn class_vcs(&self) -> u32 {
+        self.vcs / self.message_classes.max(1)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -688,13 +713,25 @@ impl Config {
                 ),
             ));
         }
-        if nic.injection_vcs > r.vcs {
+        if !(1..=2).contains(&r.message_classes) || r.vcs % r.message_classes != 0 {
+            return Err(ConfigError::new(
+                "router.message_classes",
+                r.message_classes.to_string(),
+                format!(
+                    "1 (every message shares the VCs) or 2 (requests and responses on VCs of \
+                     their own), dividing router.vcs ({}) evenly",
+                    r.vcs
+                ),
+            ));
+        }
+        if nic.injection_vcs > r.vcs / r.message_classes {
             return Err(ConfigError::new(
                 "nic.injection_vcs",
                 nic.injection_vcs.to_string(),
                 format!(
-                    "1 to router.vcs ({}) router input VCs, or none for every VC",
-                    r.vcs
+                    "1 to the VCs of one message class, router.vcs / router.message_classes \
+                     ({}), or none for every VC",
+                    r.vcs / r.message_classes
                 ),
             ));
         }

@@ -109,11 +109,11 @@ pub fn check_routing_with_progress(
 ) -> Result<Option<routing::cdg::DependencyCheck>, ConfigError> {
     let topo = topology::build(&config.topology)?;
     let t = topo.as_ref();
-    let routing = routing::build(&config.routing, t, config.router.vcs)?;
+    let routing = routing::build_for_classes(&config.routing, t, &config.router)?;
     Ok(routing::cdg::check(
         t,
         routing.as_ref(),
-        config.router.vcs,
+        config.router.class_vcs(),
         routing::cdg::Coverage {
             draws: routing.distinct_draws().min(max_draws).max(1),
             sources,

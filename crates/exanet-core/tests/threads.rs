@@ -161,3 +161,64 @@ fn a_matrix_row_without_a_destination_is_refused_not_a_panic() {
         other => panic!("expected a config error, got {:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn responses_first_finishes_a_saturated_run_sooner_and_changes_nothing_without_responses() {
+    let saturating = |priority: &str| {
+        with(&[
+            ("topology.dims", json!([4, 4])),
+            ("router.vcs", json!(4)),
+            ("router.priority", json!(priority)),
+            (
+                "traffic",
+                json!({"kind": "threads", "pattern": "uniform", "lanes_per_endpoint": 1,
+                       "threads_per_lane": 64, "outstanding_per_thread": 8, "compute_ps": 0,
+                       "operations_per_thread": 10,
+                       "operations": [{"weight": 1.0, "request_bytes": 256,
+                                       "response_bytes": 1024, "service_ps": 0}]}),
+            ),
+        ])
+    };
+    let shared = run_ok(&saturating("none")).summary;
+    let first = run_ok(&saturating("responses")).summary;
+    assert_eq!(first.u64("operations"), shared.u64("operations"));
+    // Responses no longer queue behind requests: operations complete sooner.
+    assert!(first.f64("completion_ns") < 0.99 * shared.f64("completion_ns"));
+    assert!(first.f64("operation_latency_ns_mean") < shared.f64("operation_latency_ns_mean"));
+    // Open-loop traffic has no responses: the priority leaves every number as it was.
+    let open = |priority: &str| run_ok(&with(&[("router.priority", json!(priority))])).summary;
+    let (none, responses) = (open("none"), open("responses"));
+    for key in [
+        "accepted_load",
+        "latency_ns_mean",
+        "latency_ns_p99",
+        "packets_delivered",
+    ] {
+        assert_eq!(none.f64(key), responses.f64(key), "{key}");
+    }
+}
+
+#[test]
+fn message_classes_split_the_vcs_and_each_class_is_proved_deadlock_free() {
+    let split = |vcs: u32| {
+        with(&[
+            ("router.vcs", json!(vcs)),
+            ("router.message_classes", json!(2)),
+        ])
+    };
+    let check = exanet_core::check_routing(&split(4), None, 1).unwrap();
+    assert!(check.acyclic);
+    // Dimension order on a torus needs two VCs per class: 2 VCs split in two are too few.
+    match run(&split(2)) {
+        Err(SimError::Config(e)) => {
+            assert_eq!((e.key.as_str(), e.value.as_str()), ("router.vcs", "2"));
+            assert!(e.expected.contains("2 message classes"), "{e}");
+        }
+        other => panic!("expected a config error, got {:?}", other.map(|_| ())),
+    }
+    let mut uneven = common::base();
+    common::set(&mut uneven, "router.vcs", json!(3));
+    common::set(&mut uneven, "router.message_classes", json!(2));
+    let e = exanet_core::Config::from_json(&uneven.to_string()).unwrap_err();
+    assert_eq!(e.key, "router.message_classes");
+}

@@ -38,4 +38,6 @@ mod tests {
 }
 
 #[cfg(test)]
+mod class_tests;
+#[cfg(test)]
 mod zero_load_tests;

@@ -15,7 +15,7 @@ use super::state::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::config::{Arbitration, Config, Drain, LinkParams, TrafficConfig};
+use crate::config::{Arbitration, Config, Drain, LinkParams, Priority, TrafficConfig};
 use crate::engine::{
     entity_stream, huge_page_vec, prefetch_line, EntityId, Model, Scheduler, Time,
 };
@@ -154,7 +154,8 @@ impl Parts {
         )?;
         let (window_start, window_end) = measurement_window(config);
         let recorder = Recorder::build(&config.record, t, window_start, window_end)?.map(Box::new);
-        let routing = routing::build(&config.routing, topology.as_ref(), config.router.vcs)?;
+        let routing =
+            routing::build_for_classes(&config.routing, topology.as_ref(), &config.router)?;
         let workload = match &config.traffic {
             TrafficConfig::Jobs(jobs) => {
                 Workload::Host(Box::new(jobs::build(jobs, topology.as_ref(), config.seed)?))
@@ -296,8 +297,15 @@ pub struct Network {
     /// Scratch: what the host asked for.
     pub(super) actions: Vec<Action>,
     pub(super) mtu_bytes: u64,
-    /// Router input VCs a NIC's packets may enter (VCs 0 to this - 1).
+    /// Router input VCs a NIC's packets may enter (the first this many of their message
+    /// class's VCs).
     pub(super) injection_vcs: usize,
+    /// VCs per message class (`router.message_classes`; with one class, every VC), and the
+    /// first VC of responses (0 when they share the VCs with requests).
+    pub(super) class_vcs: usize,
+    pub(super) response_vc_offset: usize,
+    /// `router.priority = "responses"`: responses win arbitration over requests.
+    pub(super) responses_first: bool,
     pub(super) header_bytes: u64,
     /// The injection throttle (0: none).
     pub(super) max_outstanding: u32,
@@ -426,7 +434,11 @@ impl Network {
         };
         let closed = burst.is_some() || host.is_some();
         let vcs = config.router.vcs as usize;
-        let routing_escape_vcs = routing.escape_vcs();
+        let class_vcs = config.router.class_vcs() as usize;
+        // The routing's escape VCs in every message class's copy of its plan.
+        let routing_escape_vcs = (0..config.router.message_classes).fold(0, |all, c| {
+            all | routing.escape_vcs() << (c as usize * class_vcs)
+        });
         let routing_bubble_vc = routing.bubble_vc();
         let routing_global_view = routing.global_view();
         let threshold_bytes = (routing.threshold() * config.router.vc_buffer_bytes as f64)
@@ -502,9 +514,16 @@ impl Network {
             actions: Vec::new(),
             mtu_bytes: config.nic.mtu_bytes,
             injection_vcs: match config.nic.injection_vcs {
-                0 => vcs,
+                0 => class_vcs,
                 n => n as usize,
             },
+            class_vcs,
+            response_vc_offset: if config.router.message_classes > 1 {
+                class_vcs
+            } else {
+                0
+            },
+            responses_first: config.router.priority == Priority::Responses,
             header_bytes: config.nic.header_bytes,
             max_outstanding: config.nic.max_outstanding_packets,
             recorder,

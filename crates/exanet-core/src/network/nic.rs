@@ -10,7 +10,7 @@
 //! exist only from injection to delivery.
 
 use super::model::{NetEvent, Network};
-use super::packet::{Packet, NO_MESSAGE, NO_PACKET};
+use super::packet::{Packet, MEASURED, NO_MESSAGE, NO_PACKET, RESPONSE};
 use super::state::{flow_hash, route_random, OutMessage, NEVER, NO_TOKEN};
 use crate::engine::{Scheduler, Time};
 use crate::routing::NO_VIA;
@@ -164,11 +164,16 @@ impl Network {
             counters.generated_packets += packet_count;
             counters.generated_bytes += bytes + packet_count * self.header_bytes;
         }
+        let class = match &self.host {
+            Some(host) if token != NO_TOKEN => host.message_class(token),
+            _ => 0,
+        };
         self.nics[src as usize].queue.push_back(OutMessage {
             gen_ps,
             bytes,
             dst,
             token,
+            class,
         });
     }
 
@@ -270,14 +275,18 @@ impl Network {
         let cut = self.nics[ei].cut_bytes;
         let payload = (head.bytes - cut).min(self.mtu_bytes);
         let bytes = (payload + self.header_bytes) as u32;
-        let credits = &mut self.nic_credits[ei * self.vcs..ei * self.vcs + self.injection_vcs];
-        let Some(vc) = (0..self.injection_vcs)
+        // A message class enters its own VCs (the lower ones when there is one class).
+        let class_first_vc = usize::from(head.class) * self.response_vc_offset;
+        let first = ei * self.vcs + class_first_vc;
+        let credits = &mut self.nic_credits[first..first + self.injection_vcs];
+        let Some(class_vc) = (0..self.injection_vcs)
             .filter(|&v| credits[v] >= bytes)
             .max_by_key(|&v| (credits[v], std::cmp::Reverse(v)))
         else {
             return;
         };
-        credits[vc] -= bytes;
+        credits[class_vc] -= bytes;
+        let vc = class_first_vc + class_vc;
         let index = (cut / self.mtu_bytes) as u32;
         let packets = self.packets_of(head.bytes) as u32;
         if index == 0 && packets > 1 && head.token == NO_TOKEN {
@@ -305,7 +314,11 @@ impl Network {
             message_packets: packets,
             bytes,
             hops: 0,
-            measured: self.in_window(head.gen_ps),
+            flags: if self.in_window(head.gen_ps) {
+                MEASURED
+            } else {
+                0
+            } | head.class * RESPONSE,
             route_via: NO_VIA,
             route_phase: 0,
             route_random: route_random(e, head.gen_ps, index),
@@ -463,7 +476,7 @@ impl Network {
         } else {
             NO_TOKEN
         };
-        if packet.measured {
+        if packet.measured() {
             self.stats.measured_delivered += 1;
             self.stats.latency.record(latency);
             self.stats.network_latency.record(now - packet.inject_ps);

@@ -34,8 +34,8 @@ pub struct Packet {
     pub bytes: u32,
     /// Router-to-router links traversed so far.
     pub hops: u16,
-    /// Generated inside the measurement window.
-    pub measured: bool,
+    /// [`MEASURED`] and [`RESPONSE`] bits.
+    pub flags: u8,
     /// Routing state carried between routers ([`RouteState`], stored flat so that a packet
     /// stays one cache line).
     pub route_via: u32,
@@ -46,7 +46,21 @@ pub struct Packet {
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 64);
 
+/// [`Packet::flags`]: generated inside the measurement window.
+pub const MEASURED: u8 = 1;
+/// [`Packet::flags`]: of message class 1 (a response: its own VCs and priority when asked).
+pub const RESPONSE: u8 = 2;
+
 impl Packet {
+    pub fn measured(&self) -> bool {
+        self.flags & MEASURED != 0
+    }
+
+    /// Its message class: 0 (requests, and every message of other traffic) or 1 (responses).
+    pub fn class(&self) -> u8 {
+        (self.flags & RESPONSE) >> 1
+    }
+
     pub fn route(&self) -> RouteState {
         RouteState {
             phase: self.route_phase,

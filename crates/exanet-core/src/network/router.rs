@@ -160,10 +160,12 @@ impl Network {
         let head = self.inputs.vc(block, usize::from(vc)).queue.head;
         let packet = &self.packets[head];
         let (bytes, tail_ps) = (packet.bytes, packet.tail_ps);
+        // A message class routes on its own copy of the plan's VCs.
+        let class_offset = usize::from(packet.class()) * self.response_vc_offset;
         let query = RouteQuery {
             router,
             in_port: port,
-            in_vc: vc,
+            in_vc: vc - class_offset as u8,
             injected: self.port_class[in_index] == NIC_CLASS,
             dst_router: packet.dst_router,
             // Routings read it at the destination router (UGAL-G follows whole routes there).
@@ -178,6 +180,9 @@ impl Network {
         };
         self.candidates.clear();
         self.routing.route(&query, &mut self.candidates);
+        if class_offset != 0 {
+            self.candidates.shift_vcs(class_offset as u32);
+        }
         let base = router as usize * self.ports;
         let escape_vcs = self.escape_vcs;
         let candidates = self.candidates.as_slice();
@@ -375,23 +380,25 @@ impl Network {
             || (self.in_transit_priority > 0.0
                 && arbitration_draw(router, port, now) < self.in_transit_priority);
         // With one VC the two round-robin stages are one: the first eligible input wins.
-        let first_eligible_wins = !oldest_first && !ipr && (ejection || self.vcs == 1);
+        let first_eligible_wins =
+            !oldest_first && !ipr && !self.responses_first && (ejection || self.vcs == 1);
         let router_ports = router as usize * self.ports;
         let vc_mask = (1 << self.vc_bits) - 1;
         let credits = self.output_pool.credits(block);
         let turns = self.output_pool.turns(block);
         let requests = self.output_pool.requests(block);
         // An input's round-robin rank after `turn` (inputs at or after it first), behind every
-        // in-transit one if it is `injected` (IPR).
-        let rank = |input: usize, turn: usize, injected: bool| {
+        // response if it is a request under `router.priority = "responses"` (`deferred`, bit
+        // 31), and behind every in-transit one if it is `injected` (IPR, bit 30).
+        let rank = |input: usize, turn: usize, deferred: u32| {
             let after = if input >= turn {
                 input - turn
             } else {
                 input + inputs - turn
             };
-            after as u32 | u32::from(injected) << 31
+            after as u32 | deferred << 30
         };
-        let mut best: Option<(Grant, (bool, Time))> = None;
+        let mut best: Option<(Grant, (u32, Time))> = None;
         // Each VC's best rank so far and its input; the VCs that have one.
         let (mut vc_ranks, mut vc_inputs, mut vcs_won) =
             ([u32::MAX; MAX_VCS], [0u32; MAX_VCS], 0u32);
@@ -432,9 +439,11 @@ impl Network {
                         fits(mask, slot.bytes)
                     } else {
                         fits(mask & !escape, slot.bytes).or_else(|| {
+                            // The input's VC in its message class's copy of the plan.
+                            let in_vc = (input & vc_mask) % self.class_vcs;
                             let room = match self.bubble {
                                 Some((bubble_vc, extra))
-                                    if !(input & vc_mask == usize::from(bubble_vc)
+                                    if !(in_vc == usize::from(bubble_vc)
                                         && (input >> self.vc_bits) ^ 1 == usize::from(port)) =>
                                 {
                                     slot.bytes + extra
@@ -455,18 +464,20 @@ impl Network {
                     }
                 };
                 if first_eligible_wins {
-                    best = Some((Grant { input, vc }, (false, 0)));
+                    best = Some((Grant { input, vc }, (0, 0)));
                     break 'scan;
                 }
                 let injected = ipr && self.port_class[in_index] == NIC_CLASS;
+                let request = self.responses_first && self.packets[slot.queue.head].class() == 0;
+                let deferred = u32::from(request) << 1 | u32::from(injected);
                 if oldest_first {
-                    let key = (injected, self.packets[slot.queue.head].gen_ps);
+                    let key = (deferred, self.packets[slot.queue.head].gen_ps);
                     if best.as_ref().is_none_or(|(_, k)| key < *k) {
                         best = Some((Grant { input, vc }, key));
                     }
                 } else {
                     let v = usize::from(vc);
-                    let key = rank(input, turns[v] as usize, injected);
+                    let key = rank(input, turns[v] as usize, deferred);
                     if key < vc_ranks[v] {
                         (vc_ranks[v], vc_inputs[v]) = (key, input as u32);
                         vcs_won |= 1 << v;
@@ -478,7 +489,7 @@ impl Network {
             let mut best_rank = u32::MAX;
             for vc in vcs_in(vcs_won) {
                 let input = vc_inputs[vc as usize] as usize;
-                let key = rank(input, start, vc_ranks[vc as usize] >> 31 == 1);
+                let key = rank(input, start, vc_ranks[vc as usize] >> 30);
                 if key < best_rank {
                     best_rank = key;
                     best = Some((
@@ -486,7 +497,7 @@ impl Network {
                             input,
                             vc: vc as u8,
                         },
-                        (false, 0),
+                        (0, 0),
                     ));
                 }
             }

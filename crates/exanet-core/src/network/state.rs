@@ -238,6 +238,8 @@ pub(super) struct OutMessage {
     pub dst: u32,
     /// The workload's name for it ([`NO_TOKEN`]: none).
     pub token: u32,
+    /// Its message class (see [`super::packet::Packet::class`]).
+    pub class: u8,
 }
 
 /// Messages waiting at a NIC, oldest first: the oldest inline (a synthetic source never holds

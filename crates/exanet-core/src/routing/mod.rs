@@ -13,7 +13,7 @@ pub use escape::EscapeAdaptive;
 pub use midimew::MidimewAdaptive;
 use schemes::{DimensionOrderOnLines, FishnetAdaptive, Minimal, Par, Source, Ugal, Valiant};
 
-use crate::config::{Escape, RoutingConfig, Selection, VcRule};
+use crate::config::{Escape, RouterConfig, RoutingConfig, Selection, VcRule};
 use crate::error::ConfigError;
 use crate::topology::Topology;
 
@@ -89,6 +89,13 @@ impl Candidates {
 
     pub fn as_slice(&self) -> &[Candidate] {
         &self.items[..self.len]
+    }
+
+    /// Moves every way's VCs up by `offset`: the same plan on another message class's VCs.
+    pub fn shift_vcs(&mut self, offset: u32) {
+        for c in &mut self.items[..self.len] {
+            c.vc_mask <<= offset;
+        }
     }
 }
 
@@ -251,6 +258,28 @@ pub fn set_bits(mut bits: u64) -> impl Iterator<Item = u32> {
 }
 
 /// Builds the routing function a config names for a topology, or says why it does not apply.
+/// The routing of `config` on the VCs of one message class (`router.message_classes`); an
+/// error about too few VCs then says they are one class's share.
+pub fn build_for_classes(
+    config: &RoutingConfig,
+    topology: &dyn Topology,
+    router: &RouterConfig,
+) -> Result<Box<dyn RoutingFunction>, ConfigError> {
+    build(config, topology, router.class_vcs()).map_err(|mut e| {
+        if router.message_classes > 1 && e.key == "router.vcs" {
+            e.value = router.vcs.to_string();
+            e.expected = format!(
+                "enough VCs for each of the {} message classes, which split router.vcs evenly \
+                 ({} each); what one class needs: {}",
+                router.message_classes,
+                router.class_vcs(),
+                e.expected
+            );
+        }
+        e
+    })
+}
+
 pub fn build(
     config: &RoutingConfig,
     topology: &dyn Topology,

@@ -66,6 +66,12 @@ pub trait Host: Send {
     /// Message `token` from `src` has fully arrived at `dst`.
     fn arrived(&mut self, now: Time, src: u32, dst: u32, token: u32, out: &mut Vec<Action>);
 
+    /// The message class of message `token`: 0 (a request, or any message of a host without
+    /// classes) or 1 (a response), for `router.message_classes` and `router.priority`.
+    fn message_class(&self, _token: u32) -> u8 {
+        0
+    }
+
     /// Payload sizes of the messages it sends most (for the links' serialization tables).
     fn common_message_bytes(&self, mtu_bytes: u64) -> Vec<u64>;
 

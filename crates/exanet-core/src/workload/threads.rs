@@ -467,6 +467,10 @@ impl Host for Threads {
         self.dispatch(now, dst, lane, out);
     }
 
+    fn message_class(&self, token: u32) -> u8 {
+        u8::from(token & RESPONSE != 0)
+    }
+
     fn common_message_bytes(&self, _mtu_bytes: u64) -> Vec<u64> {
         self.classes
             .iter()
