@@ -566,11 +566,16 @@ class CollectiveThresholds(_Section):
     )
     alltoall_short: MessageBytes = Field(
         "256B",
-        description="alltoall: bruck up to this block with at least alltoall_min_ranks ranks, "
-        "pairwise otherwise (MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE)",
+        description="alltoall: bruck up to this block with at least alltoall_min_ranks ranks "
+        "(MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE)",
     )
     alltoall_min_ranks: PositiveU32 = Field(
         8, description="alltoall: fewer ranks never use bruck (MPICH 3.2's alltoall.c)"
+    )
+    alltoall_medium: MessageBytes = Field(
+        "32KiB",
+        description="alltoall otherwise: scattered up to this block, pairwise above "
+        "(MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE)",
     )
     reduce_scatter_long: MessageBytes = Field(
         "512KiB",
@@ -608,6 +613,7 @@ class CollectiveThresholds(_Section):
             "allgather_short_bytes": self.allgather_short,
             "alltoall_short_bytes": self.alltoall_short,
             "alltoall_min_ranks": self.alltoall_min_ranks,
+            "alltoall_medium_bytes": self.alltoall_medium,
             "reduce_scatter_long_bytes": self.reduce_scatter_long,
         }
 

@@ -41,10 +41,13 @@ def algorithms(*jobs, **traffic) -> list[str]:
         # Otherwise MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE = 81920 on ranks x block: Bruck below.
         ("allgather", 12, "1KiB", "allgather:bruck=1"),
         ("allgather", 12, "8KiB", "allgather:ring=1"),
-        # MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 with at least 8 ranks.
+        # MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 with at least 8 ranks, then scattered up
+        # to MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE = 32768, pairwise above.
         ("alltoall", 8, "256B", "alltoall:bruck=1"),
-        ("alltoall", 8, "257B", "alltoall:pairwise=1"),
-        ("alltoall", 4, "64B", "alltoall:pairwise=1"),
+        ("alltoall", 8, "257B", "alltoall:scattered=1"),
+        ("alltoall", 4, "64B", "alltoall:scattered=1"),
+        ("alltoall", 8, "32KiB", "alltoall:scattered=1"),
+        ("alltoall", 8, "33KiB", "alltoall:pairwise=1"),
         # MPIR_CVAR_BCAST_SHORT_MSG_SIZE = 12288, MIN_PROCS = 8, LONG_MSG_SIZE = 524288.
         ("bcast", 16, "8KiB", "bcast:binomial=1"),
         ("bcast", 4, "1MiB", "bcast:binomial=1"),

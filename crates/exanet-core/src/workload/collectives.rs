@@ -121,6 +121,10 @@ pub enum Algorithm {
     /// Reduce_scatter by recursive halving (MPICH's for commutative operations and short
     /// messages), folded onto a power of two as Rabenseifner's allreduce is.
     RecursiveHalving,
+    /// Alltoall(v) of medium messages (MPICH's "scattered"): every exchange posted at once, in
+    /// blocks of [`SCATTERED_BLOCK`] peers (receive from rank + d, send to rank − d) waited
+    /// for one block at a time.
+    Scattered,
     /// Chosen per call by message size and rank count ([`Thresholds::choose`]).
     Auto,
 }
@@ -144,6 +148,9 @@ pub struct Thresholds {
     pub alltoall_short_bytes: u64,
     /// Alltoall: fewer ranks never use Bruck (8, a constant of MPICH 3.2's alltoall.c).
     pub alltoall_min_ranks: u32,
+    /// Alltoall otherwise: scattered up to this B, pairwise above
+    /// (MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE).
+    pub alltoall_medium_bytes: u64,
     /// Reduce_scatter: pairwise from this S, ring below
     /// (MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE).
     pub reduce_scatter_long_bytes: u64,
@@ -167,6 +174,7 @@ impl Default for Thresholds {
             allgather_short_bytes: 81_920,
             alltoall_short_bytes: 256,
             alltoall_min_ranks: 8,
+            alltoall_medium_bytes: 32_768,
             reduce_scatter_long_bytes: 524_288,
             bcast_short_bytes: 12_288,
             bcast_min_ranks: 8,
@@ -175,6 +183,9 @@ impl Default for Thresholds {
         }
     }
 }
+
+/// Peers per block of the scattered alltoall (MPICH 3.2's MPIR_CVAR_ALLTOALL_THROTTLE).
+pub const SCATTERED_BLOCK: u32 = 32;
 
 /// The element MPICH's "count ≥ pof2" condition counts: an 8-byte double.
 const REDUCTION_ELEMENT_BYTES: u64 = 8;
@@ -209,10 +220,14 @@ impl Thresholds {
             K::Alltoall => {
                 if bytes <= self.alltoall_short_bytes && ranks >= self.alltoall_min_ranks {
                     A::Bruck
+                } else if bytes <= self.alltoall_medium_bytes {
+                    A::Scattered
                 } else {
                     A::Pairwise
                 }
             }
+            // MPICH 3.2's alltoallv posts every exchange, throttled, whatever the sizes.
+            K::Alltoallv => A::Scattered,
             K::Bcast => {
                 if bytes < self.bcast_short_bytes || ranks < self.bcast_min_ranks {
                     A::Binomial
@@ -309,7 +324,7 @@ impl CollectiveKind {
             Self::Reduce => &[A::Binomial, A::Rabenseifner],
             Self::Allreduce => &[A::RecursiveDoubling, A::Ring, A::Rabenseifner, A::Tree],
             Self::Allgather => &[A::Ring, A::RecursiveDoubling, A::Bruck],
-            Self::Alltoall | Self::Alltoallv => &[A::Pairwise, A::Bruck],
+            Self::Alltoall | Self::Alltoallv => &[A::Pairwise, A::Bruck, A::Scattered],
             Self::Gather | Self::Scatter => &[A::Binomial, A::Linear],
             Self::ReduceScatter => &[A::Ring, A::Pairwise, A::RecursiveHalving],
             Self::Scan | Self::Exscan => &[A::RecursiveDoubling],
@@ -318,7 +333,7 @@ impl CollectiveKind {
 }
 
 impl Algorithm {
-    pub const ALL: [Algorithm; 13] = [
+    pub const ALL: [Algorithm; 14] = [
         Algorithm::RecursiveDoubling,
         Algorithm::Ring,
         Algorithm::Rabenseifner,
@@ -331,6 +346,7 @@ impl Algorithm {
         Algorithm::ScatterRingAllgather,
         Algorithm::ScatterDoublingAllgather,
         Algorithm::RecursiveHalving,
+        Algorithm::Scattered,
         Algorithm::Auto,
     ];
 
@@ -349,6 +365,7 @@ impl Algorithm {
             Self::ScatterRingAllgather => "scatter_ring_allgather",
             Self::ScatterDoublingAllgather => "scatter_doubling_allgather",
             Self::RecursiveHalving => "recursive_halving",
+            Self::Scattered => "scattered",
             Self::Auto => "auto",
         }
     }
@@ -428,6 +445,7 @@ impl Collective {
             (_, A::Tree) => 2 * ceil_log2(n),
             (_, A::ScatterRingAllgather) => ceil_log2(n) + n - 1,
             (_, A::ScatterDoublingAllgather) => 2 * ceil_log2(n),
+            (_, A::Scattered) if n > 1 => n.div_ceil(SCATTERED_BLOCK),
             _ => ceil_log2(n),
         }
     }
@@ -625,6 +643,16 @@ impl Collective {
             (K::Alltoall | K::Alltoallv, A::Pairwise) => {
                 exchange(right(s + 1), one(s), left(s + 1), one(s));
             }
+            (K::Alltoall | K::Alltoallv, A::Scattered) => {
+                // Offsets d of this block; d = 0 is the rank's own block, copied locally. To
+                // rank − d goes the block for the (n − d)-th next rank; from rank + d comes
+                // the block for the rank d before it.
+                let first = s * SCATTERED_BLOCK;
+                for d in first.max(1)..(first + SCATTERED_BLOCK).min(n) {
+                    f(Side::Send, left(d), one(n - d - 1));
+                    f(Side::Recv, right(d), one(n - d - 1));
+                }
+            }
             (K::Alltoall | K::Alltoallv, A::Bruck) => {
                 exchange(right(1 << s), Blocks::Bit(s), left(1 << s), Blocks::Bit(s));
             }
@@ -797,7 +825,7 @@ mod tests {
         K::Scan,
         K::Exscan,
     ];
-    const ALGORITHMS: [A; 13] = Algorithm::ALL;
+    const ALGORITHMS: [A; 14] = Algorithm::ALL;
 
     fn sizes() -> impl Iterator<Item = u32> {
         (1..=33).chain([64, 100])
@@ -1044,6 +1072,35 @@ mod tests {
         // T = 10 over 4 peers: shares 3, 3, 2, 2; steps carry offsets {1, 3}, {2, 3}, {4}.
         assert_eq!(total(K::Alltoallv, A::Bruck, 5, 0, 10), (15, 5 * 12));
 
+        // Scattered: the same exchanges as pairwise, 32 peers per step (MPICH's throttle).
+        for n in [2u32, 31, 32, 33, 70] {
+            let n64 = u64::from(n);
+            assert_eq!(
+                total(K::Alltoall, A::Scattered, n, 0, 7),
+                (n64 * (n64 - 1), 7 * n64 * (n64 - 1))
+            );
+            let c = coll(K::Alltoall, A::Scattered, n, 5 % n, 0, 7);
+            assert_eq!(c.steps(), n.div_ceil(32));
+        }
+        let (mut sends, mut recvs) = (Vec::new(), Vec::new());
+        let c = coll(K::Alltoall, A::Scattered, 70, 3, 0, 7);
+        let per_step: Vec<usize> = (0..3)
+            .map(|s| {
+                c.step(s, &mut sends, &mut recvs);
+                assert_eq!(sends.len(), recvs.len());
+                sends.len()
+            })
+            .collect();
+        // Offsets 1..31 (0 is the rank's own block), 32..63, 64..69.
+        assert_eq!(per_step, [31, 32, 6]);
+        c.step(0, &mut sends, &mut recvs);
+        assert_eq!((sends[0].peer, recvs[0].peer), (2, 4));
+        // Alltoallv: every peer its share of T, as pairwise gives it.
+        assert_eq!(
+            sent(coll(K::Alltoallv, A::Scattered, 7, 2, 0, 1000)),
+            sent(coll(K::Alltoallv, A::Pairwise, 7, 2, 0, 1000))
+        );
+
         // Alltoallv pairwise, T = 1000 over 6 peers: the next 4 ranks get 167, the last 2 get 166.
         let c = coll(K::Alltoallv, A::Pairwise, 7, 2, 0, 1000);
         let (mut sends, mut recvs) = (Vec::new(), Vec::new());
@@ -1201,8 +1258,10 @@ mod tests {
         assert_eq!(t.choose(K::Allgather, 6827, 12), A::Ring);
         // MPIR_CVAR_ALLTOALL_SHORT_MSG_SIZE = 256 with at least 8 ranks.
         assert_eq!(t.choose(K::Alltoall, 256, 8), A::Bruck);
-        assert_eq!(t.choose(K::Alltoall, 257, 8), A::Pairwise);
-        assert_eq!(t.choose(K::Alltoall, 256, 7), A::Pairwise);
+        assert_eq!(t.choose(K::Alltoall, 257, 8), A::Scattered);
+        assert_eq!(t.choose(K::Alltoall, 256, 7), A::Scattered);
+        assert_eq!(t.choose(K::Alltoall, 32_768, 64), A::Scattered);
+        assert_eq!(t.choose(K::Alltoall, 32_769, 64), A::Pairwise);
         // MPIR_CVAR_REDSCAT_COMMUTATIVE_LONG_MSG_SIZE = 524288.
         assert_eq!(
             t.choose(K::ReduceScatter, 512 * kib - 1, 8),
@@ -1226,7 +1285,7 @@ mod tests {
         for kind in [K::Gather, K::Scatter, K::Barrier, K::Scan] {
             assert_eq!(t.choose(kind, 4 * kib * kib, 64), kind.default_algorithm());
         }
-        assert_eq!(t.choose(K::Alltoallv, 16, 64), A::Pairwise);
+        assert_eq!(t.choose(K::Alltoallv, 16, 64), A::Scattered);
         // A changed threshold changes the choice.
         let big = Thresholds {
             allreduce_short_bytes: 2 * kib * kib,
