@@ -20,6 +20,8 @@ MINIMAL_CORE = {
         "in_transit_priority": False,
         "packet_rate_per_s": 0,
         "packet_rate_window_ps": 50_000,
+        "message_classes": 1,
+        "priority": "none",
     },
     "links": {
         "default": {"latency_ps": 20_000, "bandwidth_bytes_per_s": 25_000_000_000},
@@ -136,6 +138,8 @@ def test_full_toml_to_core(tmp_path):
         "in_transit_priority": True,
         "packet_rate_per_s": 800_000_000,
         "packet_rate_window_ps": 100_000,
+        "message_classes": 1,
+        "priority": "none",
     }
     assert core["links"] == {
         "default": {"latency_ps": 10_000, "bandwidth_bytes_per_s": 25_000_000_000},

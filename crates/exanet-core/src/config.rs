@@ -728,11 +728,18 @@ impl Config {
             return Err(ConfigError::new(
                 "nic.injection_vcs",
                 nic.injection_vcs.to_string(),
-                format!(
-                    "1 to the VCs of one message class, router.vcs / router.message_classes \
-                     ({}), or none for every VC",
-                    r.vcs / r.message_classes
-                ),
+                if r.message_classes > 1 {
+                    format!(
+                        "1 to the VCs of one message class, router.vcs / \
+                         router.message_classes ({}), or none for every VC",
+                        r.class_vcs()
+                    )
+                } else {
+                    format!(
+                        "1 to router.vcs ({}) router input VCs, or none for every VC",
+                        r.vcs
+                    )
+                },
             ));
         }
         if r.vc_buffer_bytes == 0 || r.vc_buffer_bytes > u64::from(u32::MAX) {
