@@ -314,11 +314,7 @@ impl Network {
             message_packets: packets,
             bytes,
             hops: 0,
-            flags: (if self.in_window(head.gen_ps) {
-                MEASURED
-            } else {
-                0
-            }) | head.class * RESPONSE,
+            flags: u8::from(self.in_window(head.gen_ps)) * MEASURED + head.class * RESPONSE,
             route_via: NO_VIA,
             route_phase: 0,
             route_random: route_random(e, head.gen_ps, index),
