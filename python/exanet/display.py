@@ -34,7 +34,7 @@ def format_number(value: Any) -> str:
 
 
 def _workload_rows(s: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """Rows of burst-synchronized and message-passing runs."""
+    """Rows of burst-synchronized, message-passing and closed-loop threads runs."""
     if "bursts" in s:
         return (
             (
@@ -55,6 +55,23 @@ def _workload_rows(s: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
                 f"{s['messages_sent']:,} / {format_si(s['bytes_sent'], 'B')}",
             ),
             ("communication rate", f"{s['communication_rate_gbytes_per_s']:.3f} GB/s"),
+        )
+    if "requests_served" in s:
+        return (
+            (
+                "threads: operations done at",
+                f"{s['completion_ns']:,.0f} ns ({s['operations']:,} operations, "
+                f"{s['operations_per_us_per_endpoint']:.4g} per us per endpoint)",
+            ),
+            (
+                "operation latency mean / p50 / p99",
+                f"{s['operation_latency_ns_mean']:,.1f} / {s['operation_latency_ns_p50']:,.1f} / "
+                f"{s['operation_latency_ns_p99']:,.1f} ns",
+            ),
+            (
+                "lanes busy / threads waiting",
+                f"{s['lane_busy_fraction']:.1%} / {s['threads_waiting_mean']:.3g} per lane",
+            ),
         )
     return ()
 

@@ -33,3 +33,24 @@ def test_headline_table_shows_the_key_figures():
     assert "99,000 (12.35 M/s)" in text
     assert "5,000 (2.50 M/s)" in text
     assert "0.00 s" in text
+
+
+def test_headline_table_of_a_threads_run_shows_its_operations():
+    threads = {
+        **SUMMARY,
+        "operations": 2560,
+        "requests_served": 2560,
+        "completion_ns": 6724.0,
+        "operations_per_us_per_endpoint": 23.79,
+        "operation_latency_ns_mean": 548.9,
+        "operation_latency_ns_p50": 538.1,
+        "operation_latency_ns_p99": 842.8,
+        "lane_busy_fraction": 0.882,
+        "threads_waiting_mean": 1.9987,
+    }
+    output = io.StringIO()
+    Console(file=output, width=160).print(headline_table(threads, title="t"))
+    text = output.getvalue()
+    assert "6,724 ns (2,560 operations, 23.79 per us per endpoint)" in text
+    assert "548.9 / 538.1 / 842.8 ns" in text
+    assert "88.2% / 2 per lane" in text
