@@ -106,3 +106,21 @@ def test_message_classes_must_split_the_vcs_evenly():
     with pytest.raises(ConfigError) as error:
         exanet.simulate(cfg, progress=False)
     assert "router.vcs" in str(error.value) and "2 message classes" in str(error.value)
+
+
+def test_the_endpoints_table_adds_up_to_the_summary():
+    result = exanet.simulate(config(threads_per_lane=8, compute="20ns"), progress=False)
+    s, endpoints = result.summary, result.endpoints
+    assert endpoints.completion_ns.max() == pytest.approx(s["completion_ns"], rel=1e-12)
+    assert endpoints.completion_ns.mean() == pytest.approx(
+        s["endpoint_completion_ns_mean"], rel=1e-9
+    )
+    # Every endpoint completes the same number of operations: the mean of the endpoints'
+    # mean latencies is the run's mean latency.
+    assert endpoints.operation_latency_ns_mean.mean() == pytest.approx(
+        s["operation_latency_ns_mean"], rel=1e-9
+    )
+    per_endpoint = 8 * 20
+    assert endpoints.operations_per_us.to_numpy() == pytest.approx(
+        per_endpoint / (endpoints.completion_ns.to_numpy() / 1000)
+    )

@@ -9,6 +9,7 @@ use crate::engine::Time;
 
 use crate::stats::{ColumnData, Summary, Table, Value};
 use crate::topology::{Peer, Topology};
+use crate::workload::HostResults;
 pub use crate::workload::JobResult;
 
 const PS_PER_NS: f64 = 1000.0;
@@ -43,6 +44,8 @@ pub struct RunOutput {
     source_latency: Vec<SourceLatency>,
     outputs: Vec<OutputPort>,
     source_queue_packets: Vec<u64>,
+    /// The host's columns of the endpoints table (closed-loop threads).
+    host_endpoint_columns: Vec<(&'static str, ColumnData)>,
     /// Message-passing jobs (empty otherwise).
     pub jobs: Vec<JobResult>,
     /// When each burst started and ended (burst-synchronized sources).
@@ -323,7 +326,10 @@ impl Network {
             );
         }
         let endpoints = self.topology.num_endpoints();
-        let jobs = self
+        let HostResults {
+            jobs,
+            endpoint_columns: host_endpoint_columns,
+        } = self
             .host
             .map(|host| host.results(endpoints, &mut sum))
             .unwrap_or_default();
@@ -340,6 +346,7 @@ impl Network {
             source_latency: self.source_latency.into_vec(),
             outputs: self.outputs.into_vec(),
             source_queue_packets,
+            host_endpoint_columns,
             jobs,
             burst_starts_ps,
             burst_ends_ps,
@@ -538,6 +545,9 @@ impl RunOutput {
             "source_queue_packets",
             ColumnData::U64(self.source_queue_packets.clone()),
         );
+        for (name, data) in &self.host_endpoint_columns {
+            t.push(name, data.clone());
+        }
         t
     }
 

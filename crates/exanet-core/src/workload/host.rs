@@ -12,7 +12,7 @@ use super::mpi::{Envelope, JobCounters, JobResult};
 use super::threads::ThreadCounters;
 use crate::engine::Time;
 use crate::error::StalledRank;
-use crate::stats::Summary;
+use crate::stats::{ColumnData, Summary};
 
 /// What a host asks of the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,15 @@ pub enum HostNote {
 pub enum HostCounters {
     Jobs(Vec<JobCounters>),
     Threads(Box<ThreadCounters>),
+}
+
+/// What a host adds to a run's results beyond its summary keys.
+#[derive(Default)]
+pub struct HostResults {
+    /// Per-job rows (message-passing jobs).
+    pub jobs: Vec<JobResult>,
+    /// Columns added to the endpoints table, one value per endpoint.
+    pub endpoint_columns: Vec<(&'static str, ColumnData)>,
 }
 
 /// The programs of the endpoints. Callbacks run for endpoints the calling worker owns, in the
@@ -103,6 +112,6 @@ pub trait Host: Send {
     /// on: (order key, what waits), in the order of the keys.
     fn stuck(&self, owns: &dyn Fn(u32) -> bool) -> Vec<(u32, StalledRank)>;
 
-    /// Adds its results to the summary; per-job rows for message-passing jobs.
-    fn results(self: Box<Self>, endpoints: u32, summary: &mut Summary) -> Vec<JobResult>;
+    /// Adds its results to the summary, and gives its rows and columns.
+    fn results(self: Box<Self>, endpoints: u32, summary: &mut Summary) -> HostResults;
 }

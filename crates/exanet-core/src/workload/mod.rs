@@ -16,7 +16,7 @@ mod threads;
 
 pub use apps::App;
 pub use collectives::{Algorithm, CollectiveKind};
-pub use host::{Action, Host, HostCounters, HostNote};
+pub use host::{Action, Host, HostCounters, HostNote, HostResults};
 pub use mpi::{JobResult, Mpi};
 pub use patterns::DestinationPattern;
 pub use program::OpColumns;

@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::collectives::{Algorithm, Collective, CollectiveKind, Thresholds, Transfer};
-use super::host::{Action, Host, HostCounters, HostNote};
+use super::host::{Action, Host, HostCounters, HostNote, HostResults};
 use super::program::{OpKind, Program, ANY};
 use crate::engine::Time;
 use crate::error::StalledRank;
@@ -1094,7 +1094,7 @@ impl Host for Mpi {
         Mpi::stuck(self, owns)
     }
 
-    fn results(self: Box<Self>, _endpoints: u32, summary: &mut Summary) -> Vec<JobResult> {
+    fn results(self: Box<Self>, _endpoints: u32, summary: &mut Summary) -> HostResults {
         let jobs: Vec<JobResult> = self
             .jobs
             .into_iter()
@@ -1136,6 +1136,9 @@ impl Host for Mpi {
                 ),
             );
         }
-        jobs
+        HostResults {
+            jobs,
+            endpoint_columns: Vec::new(),
+        }
     }
 }

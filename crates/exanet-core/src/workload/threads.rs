@@ -18,15 +18,14 @@
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::host::{Action, Host, HostCounters, HostNote};
-use super::mpi::JobResult;
+use super::host::{Action, Host, HostCounters, HostNote, HostResults};
 use super::DestinationPattern;
 use crate::config::ThreadsConfig;
 use crate::engine::{entity_stream, EntityRng, Time};
 use crate::error::{ConfigError, StalledRank};
 use crate::memory::Footprint;
 use crate::parallel::SharedArray;
-use crate::stats::{LatencyStats, Summary, Value};
+use crate::stats::{ColumnData, LatencyStats, Summary, Value};
 use crate::topology::Topology;
 
 const NEVER: Time = Time::MAX;
@@ -76,8 +75,10 @@ struct Endpoint {
     /// Issue time of each operation slot.
     issued_ps: Vec<Time>,
     rng: EntityRng,
-    /// Operations completed, and threads that wait for a response now (none computing or ready).
+    /// Operations completed and their latencies' sum, and threads that wait for a response
+    /// now (none computing or ready).
     completed: u64,
+    latency_sum_ps: u128,
     waiting: u64,
     waiting_since: Time,
 }
@@ -94,6 +95,8 @@ pub struct ThreadCounters {
     done_ps_max: Time,
     done_ps_sum: u128,
     latency: LatencyStats,
+    /// (endpoint, when it finished, its operations' latency sum) of the finished endpoints.
+    finished: Vec<(u32, Time, u128)>,
 }
 
 impl Default for ThreadCounters {
@@ -107,6 +110,7 @@ impl Default for ThreadCounters {
             done_ps_max: 0,
             done_ps_sum: 0,
             latency: LatencyStats::default(),
+            finished: Vec::new(),
         }
     }
 }
@@ -121,6 +125,7 @@ impl ThreadCounters {
         self.done_ps_max = self.done_ps_max.max(other.done_ps_max);
         self.done_ps_sum += other.done_ps_sum;
         self.latency.merge(&other.latency);
+        self.finished.extend_from_slice(&other.finished);
     }
 }
 
@@ -264,6 +269,7 @@ impl Threads {
                 issued_ps: Vec::new(),
                 rng: entity_stream(seed ^ THREAD_STREAM_SEED, u64::from(e)),
                 completed: 0,
+                latency_sum_ps: 0,
                 waiting: 0,
                 waiting_since: 0,
             })
@@ -438,10 +444,11 @@ impl Host for Threads {
         let (thread, k) = (slot / self.outstanding, slot % self.outstanding);
         let lane = thread / self.threads_per_lane;
         let (outstanding, per_thread) = (self.outstanding, self.operations_per_thread);
+        let per_endpoint = self.operations_per_endpoint();
         let ep = &mut self.endpoints[dst as usize];
-        self.counters
-            .latency
-            .record(now - ep.issued_ps[slot as usize]);
+        let latency = now - ep.issued_ps[slot as usize];
+        self.counters.latency.record(latency);
+        ep.latency_sum_ps += u128::from(latency);
         self.counters.operations += 1;
         ep.completed += 1;
         let t = &mut ep.threads[thread as usize];
@@ -453,12 +460,14 @@ impl Host for Threads {
         if was_waiting && resumes {
             ep.ready[lane as usize].push_back(thread);
         }
-        let endpoint_done = ep.completed == self.operations_per_endpoint();
+        let endpoint_done = ep.completed == per_endpoint;
+        let latency_sum_ps = ep.latency_sum_ps;
         if was_waiting && (resumes || thread_done) {
             self.set_waiting(now, dst, -1);
         }
         if endpoint_done {
             let c = &mut self.counters;
+            c.finished.push((dst, now, latency_sum_ps));
             c.endpoints_done += 1;
             c.done_ps_min = c.done_ps_min.min(now);
             c.done_ps_max = c.done_ps_max.max(now);
@@ -544,7 +553,7 @@ impl Host for Threads {
             .collect()
     }
 
-    fn results(self: Box<Self>, endpoints: u32, summary: &mut Summary) -> Vec<JobResult> {
+    fn results(self: Box<Self>, endpoints: u32, summary: &mut Summary) -> HostResults {
         let c = &self.counters;
         let ns = |ps: f64| ps / PS_PER_NS;
         let lanes = f64::from(self.lanes) * f64::from(endpoints);
@@ -593,6 +602,24 @@ impl Host for Threads {
             "operation_latency_ns_max",
             Value::F64(ns(c.latency.max_ps())),
         );
-        Vec::new()
+        let n = endpoints as usize;
+        let per_endpoint = self.operations_per_endpoint();
+        let (mut completion_ns, mut latency_ns) = (vec![f64::NAN; n], vec![f64::NAN; n]);
+        for &(e, done_ps, latency_sum_ps) in &c.finished {
+            completion_ns[e as usize] = ns(done_ps as f64);
+            latency_ns[e as usize] = ns(latency_sum_ps as f64 / per_endpoint as f64);
+        }
+        let ops_per_us = completion_ns
+            .iter()
+            .map(|&t| per_endpoint as f64 / (t / 1000.0))
+            .collect();
+        HostResults {
+            jobs: Vec::new(),
+            endpoint_columns: vec![
+                ("completion_ns", ColumnData::F64(completion_ns)),
+                ("operations_per_us", ColumnData::F64(ops_per_us)),
+                ("operation_latency_ns_mean", ColumnData::F64(latency_ns)),
+            ],
+        }
     }
 }
