@@ -745,6 +745,12 @@ class ThreadsTraffic(_Destinations):
                 "compute",
                 "either compute (a time) or instructions (run at clock x ipc), not both",
             )
+        if self.compute_ps > MAX_JOB_TIME_PS:
+            raise FieldError(
+                "instructions",
+                f"at most {MAX_JOB_TIME_PS} ps (10^6 s) of compute per operation at clock x ipc, "
+                f"not {self.compute_ps} ps",
+            )
         slots = self.lanes_per_endpoint * self.threads_per_lane * self.outstanding_per_thread
         if slots >= MAX_OPERATION_SLOTS:
             raise FieldError(

@@ -45,6 +45,23 @@ BASES = [
         "threads": 2,
     },
     {
+        "topology": {"kind": "torus", "dims": [4, 4]},
+        "router": {"vcs": 4, "message_classes": 2, "priority": "responses"},
+        "traffic": {
+            "kind": "threads",
+            "lanes_per_endpoint": 2,
+            "threads_per_lane": 8,
+            "outstanding_per_thread": 2,
+            "instructions": 20,
+            "clock": "1.5GHz",
+            "operations_per_thread": 5,
+            "operations": [
+                {"weight": 2, "request": "16B", "response": "64B", "service": "10ns"},
+                {"request": "1KiB", "response": "8B"},
+            ],
+        },
+    },
+    {
         "topology": {"kind": "dragonfly", "a": 4, "h": 2, "p": 2, "g": 9},
         "routing": {"kind": "ugal_l", "threshold": 0.5},
         "router": {"vcs": 3, "vc_buffer": "64KiB"},

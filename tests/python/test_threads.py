@@ -65,6 +65,8 @@ def test_enough_threads_keep_every_lane_busy():
         ({"compute": "10ns", "outstanding_per_thread": 65}, "traffic.outstanding_per_thread"),
         ({"compute": "10ns", "operations": []}, "traffic.operations"),
         ({"compute": "10ns", "clock": "2GHzz", "instructions": 3}, "traffic.clock"),
+        ({"instructions": 1e15, "clock": "1Hz"}, "traffic.instructions"),
+        ({"compute": "1000000s", "threads_per_lane": 1000}, "traffic.compute"),
         (
             {
                 "compute": "10ns",

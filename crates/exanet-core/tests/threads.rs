@@ -122,6 +122,13 @@ fn bad_thread_configs_name_the_key() {
         other => panic!("expected a config error, got {:?}", other.map(|_| ())),
     }
     let mut bad = pair(1, 1, 1);
+    bad[1].1["compute_ps"] = json!(1u64 << 40);
+    bad[1].1["threads_per_lane"] = json!(1 << 20);
+    match run(&with(&bad)) {
+        Err(SimError::Config(e)) => assert_eq!(e.key, "traffic.compute"),
+        other => panic!("expected a config error, got {:?}", other.map(|_| ())),
+    }
+    let mut bad = pair(1, 1, 1);
     bad[1].1["operations"] = json!([]);
     assert!(matches!(run(&with(&bad)), Err(SimError::Config(e)) if e.key == "traffic.operations"));
 }

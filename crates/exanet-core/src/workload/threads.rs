@@ -19,6 +19,7 @@ use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::host::{Action, Host, HostCounters, HostNote, HostResults};
+use super::program::MAX_JOB_TIME_PS;
 use super::DestinationPattern;
 use crate::config::ThreadsConfig;
 use crate::engine::{entity_stream, EntityRng, Time};
@@ -206,6 +207,23 @@ impl Threads {
                 "operations.weight",
                 bad.weight,
                 "a finite weight > 0 for every class",
+            ));
+        }
+        // A lane's compute runs one thread at a time, and each thread's operations one after
+        // another wait at least their service: bounded, the 64-bit picosecond clock cannot wrap.
+        let longest_service = config.operations.iter().map(|c| c.service_ps).max();
+        let lane_ps = u128::from(config.operations_per_thread)
+            * (u128::from(config.threads_per_lane) * u128::from(config.compute_ps)
+                + u128::from(longest_service.unwrap_or(0)));
+        if lane_ps > u128::from(MAX_JOB_TIME_PS) {
+            return Err(error(
+                "compute",
+                format!("{} ps", config.compute_ps),
+                format!(
+                    "operations_per_thread x (threads_per_lane x compute + the longest service) \
+                     at most {MAX_JOB_TIME_PS} ps (10^6 s; now {lane_ps} ps), so that the \
+                     simulated clock cannot overflow"
+                ),
             ));
         }
         let endpoints = t.num_endpoints();
