@@ -132,7 +132,8 @@ impl ThreadCounters {
 
 /// The closed-loop host of `traffic.kind = "threads"`.
 pub struct Threads {
-    pattern: DestinationPattern,
+    /// Shared by the workers' copies (a matrix or a permutation can be large).
+    pattern: std::sync::Arc<DestinationPattern>,
     /// The pattern draws from the topology (neighbours, groups).
     topology: std::sync::Arc<dyn Topology>,
     classes: Vec<OperationClass>,
@@ -293,7 +294,7 @@ impl Threads {
             })
             .collect();
         Ok(Threads {
-            pattern,
+            pattern: std::sync::Arc::new(pattern),
             topology,
             classes,
             class_cumulative,
@@ -517,7 +518,7 @@ impl Host for Threads {
 
     unsafe fn worker(&self, _me: u32, _parts: u32) -> Box<dyn Host> {
         Box::new(Threads {
-            pattern: self.pattern.clone(),
+            pattern: std::sync::Arc::clone(&self.pattern),
             topology: std::sync::Arc::clone(&self.topology),
             classes: self.classes.clone(),
             class_cumulative: self.class_cumulative.clone(),
