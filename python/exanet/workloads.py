@@ -718,7 +718,15 @@ class ThreadsTraffic(_Destinations):
             f"parallelism), 1 to {MAX_OUTSTANDING_PER_THREAD}",
         )
     )
-    operations_per_thread: PositiveU32 = Field(description="operations each thread completes")
+    operations_per_thread: PositiveU32 | None = Field(
+        None, description="operations each thread completes (or give operations_total)"
+    )
+    operations_total: Annotated[StrictInt, Field(ge=1, le=2**64 - 1)] | None = Field(
+        None,
+        description="operations of the whole run, dealt out evenly over every thread of every "
+        "endpoint, the first threads one more (fixed work for strong scaling; instead of "
+        "operations_per_thread)",
+    )
     compute: JobTimePs | None = Field(
         None, description="compute time before each operation (or give instructions)"
     )
@@ -740,6 +748,11 @@ class ThreadsTraffic(_Destinations):
 
     @model_validator(mode="after")
     def _one_compute_and_slots_fit(self) -> ThreadsTraffic:
+        if (self.operations_per_thread is None) == (self.operations_total is None):
+            raise FieldError(
+                "operations_per_thread",
+                "either operations_per_thread or operations_total (the run's), not both",
+            )
         if (self.compute is None) == (self.instructions is None):
             raise FieldError(
                 "compute",
@@ -776,7 +789,8 @@ class ThreadsTraffic(_Destinations):
             "threads_per_lane": self.threads_per_lane,
             "outstanding_per_thread": self.outstanding_per_thread,
             "compute_ps": self.compute_ps,
-            "operations_per_thread": self.operations_per_thread,
+            "operations_per_thread": self.operations_per_thread or 0,
+            "operations_total": self.operations_total or 0,
             "operations": [c.to_core() for c in self.operations],
         }
 

@@ -63,6 +63,7 @@ def test_enough_threads_keep_every_lane_busy():
         ({"compute": "10ns", "instructions": 20}, "traffic.compute"),
         ({}, "traffic.compute"),
         ({"compute": "10ns", "outstanding_per_thread": 65}, "traffic.outstanding_per_thread"),
+        ({"compute": "10ns", "operations_total": 100}, "traffic.operations_per_thread"),
         ({"compute": "10ns", "operations": []}, "traffic.operations"),
         ({"compute": "10ns", "clock": "2GHzz", "instructions": 3}, "traffic.clock"),
         ({"instructions": 1e15, "clock": "1Hz"}, "traffic.instructions"),
@@ -126,3 +127,14 @@ def test_the_endpoints_table_adds_up_to_the_summary():
     assert endpoints.operations_per_us.to_numpy() == pytest.approx(
         per_endpoint / (endpoints.completion_ns.to_numpy() / 1000)
     )
+
+
+def test_a_total_of_operations_is_shared_by_every_thread():
+    cfg = config(threads_per_lane=3, compute="10ns")
+    del cfg["traffic"]["operations_per_thread"]
+    cfg["traffic"]["operations_total"] = 1000
+    result = exanet.simulate(cfg, progress=False)
+    assert result.summary["operations"] == result.summary["requests_served"] == 1000
+    # 48 threads: the first 40 do 21, the others 20; endpoint e holds threads 3e to 3e + 2.
+    done = (result.endpoints.completion_ns / 1000 * result.endpoints.operations_per_us).round()
+    assert list(done) == [63] * 13 + [21 + 20 + 20] + [60] * 2

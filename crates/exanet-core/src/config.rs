@@ -490,7 +490,12 @@ pub struct ThreadsConfig {
     pub outstanding_per_thread: u32,
     /// Compute time before each operation.
     pub compute_ps: u64,
+    /// The work: operations per thread, or in all, dealt out evenly over every thread of the
+    /// run (the first threads one more); exactly one of them is given (0: not given).
+    #[serde(default)]
     pub operations_per_thread: u32,
+    #[serde(default)]
+    pub operations_total: u64,
     pub operations: Vec<OperationClassConfig>,
 }
 

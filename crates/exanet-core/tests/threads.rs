@@ -229,3 +229,43 @@ fn message_classes_split_the_vcs_and_each_class_is_proved_deadlock_free() {
     let e = exanet_core::Config::from_json(&uneven.to_string()).unwrap_err();
     assert_eq!(e.key, "router.message_classes");
 }
+
+#[test]
+fn a_total_of_operations_is_dealt_out_over_every_thread() {
+    // Two endpoints of one thread: a total of 2 N is N per thread, the same run.
+    let ops = 25u32;
+    let mut total = pair(1, 1, 0);
+    total[1].1["operations_total"] = json!(2 * ops);
+    assert_eq!(completion_ps(&total), completion_ps(&pair(1, 1, ops)));
+    // 1,000 over 6 threads: 4 threads do 167, 2 do 166; endpoint 0 holds threads 0-2.
+    let mut uneven = pair(3, 1, 0);
+    uneven[1].1["operations_total"] = json!(1000);
+    let out = run_ok(&with(&uneven));
+    assert_eq!(out.summary.u64("operations"), 1000);
+    let completion = common::column_f64(&out.endpoints(), "completion_ns");
+    let per_us = common::column_f64(&out.endpoints(), "operations_per_us");
+    let operations: Vec<f64> = completion
+        .iter()
+        .zip(&per_us)
+        .map(|(t, r)| (t / 1000.0 * r).round())
+        .collect();
+    assert_eq!(operations, [501.0, 499.0]);
+    // Fewer operations than threads: the last endpoint has none and finishes at once.
+    let mut few = pair(3, 1, 0);
+    few[1].1["operations_total"] = json!(2);
+    let out = run_ok(&with(&few));
+    assert_eq!(out.summary.u64("operations"), 2);
+    assert_eq!(
+        common::column_f64(&out.endpoints(), "completion_ns")[1],
+        0.0
+    );
+    // Neither or both: refused by key.
+    for (per_thread, total) in [(0, 0), (3, 6)] {
+        let mut bad = pair(1, 1, per_thread);
+        bad[1].1["operations_total"] = json!(total);
+        match run(&with(&bad)) {
+            Err(SimError::Config(e)) => assert_eq!(e.key, "traffic.operations_per_thread"),
+            other => panic!("expected a config error, got {:?}", other.map(|_| ())),
+        }
+    }
+}

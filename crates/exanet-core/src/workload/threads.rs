@@ -3,8 +3,9 @@
 //! operation. A thread computes for `compute_ps`, issues a request/response operation to a
 //! destination of the pattern, and goes back to the end of its lane's ready queue while it has
 //! fewer than `outstanding_per_thread` operations in flight; otherwise it waits for a
-//! response. The run ends when every thread has completed its `operations_per_thread`, so a
-//! slower network makes the application slower.
+//! response. The run ends when every thread has completed its share of the work (operations per
+//! thread, or a total dealt out over all threads), so a slower network makes the application
+//! slower.
 //!
 //! A request arriving at its destination is answered after its class's service time (a remote
 //! memory access: no lane runs it). Endpoints always take messages off the network, so
@@ -143,7 +144,10 @@ pub struct Threads {
     threads_per_lane: u32,
     outstanding: u32,
     compute_ps: Time,
-    operations_per_thread: u32,
+    /// Every thread's share of the work is `quota` operations, one more for the first
+    /// `extra` threads of the run (in endpoint, then lane, then thread order).
+    quota: u32,
+    extra: u64,
     endpoints: SharedArray<Endpoint>,
     counters: ThreadCounters,
 }
@@ -166,7 +170,6 @@ impl Threads {
         for (key, value) in [
             ("lanes_per_endpoint", config.lanes_per_endpoint),
             ("threads_per_lane", config.threads_per_lane),
-            ("operations_per_thread", config.operations_per_thread),
         ] {
             if value == 0 {
                 return Err(error(key, value, "at least 1"));
@@ -210,10 +213,39 @@ impl Threads {
                 "a finite weight > 0 for every class",
             ));
         }
+        let run_threads = u64::from(t.num_endpoints())
+            * u64::from(config.lanes_per_endpoint)
+            * u64::from(config.threads_per_lane);
+        let (quota, extra) = match (config.operations_per_thread, config.operations_total) {
+            (per_thread, 0) if per_thread > 0 => (per_thread, 0),
+            (0, total) if total > 0 => {
+                let quota = total / run_threads + u64::from(total % run_threads > 0);
+                if quota > u64::from(u32::MAX) {
+                    return Err(error(
+                        "operations_total",
+                        total,
+                        format!(
+                            "at most {} x the run's {run_threads} threads: a thread counts its \
+                             operations in 32 bits",
+                            u32::MAX
+                        ),
+                    ));
+                }
+                ((total / run_threads) as u32, total % run_threads)
+            }
+            (per_thread, total) => {
+                return Err(error(
+                    "operations_per_thread",
+                    format!("{per_thread} (operations_total {total})"),
+                    "exactly one of operations_per_thread and operations_total, at least 1",
+                ))
+            }
+        };
+        let most_per_thread = quota + u32::from(extra > 0);
         // A lane's compute runs one thread at a time, and each thread's operations one after
         // another wait at least their service: bounded, the 64-bit picosecond clock cannot wrap.
         let longest_service = config.operations.iter().map(|c| c.service_ps).max();
-        let lane_ps = u128::from(config.operations_per_thread)
+        let lane_ps = u128::from(most_per_thread)
             * (u128::from(config.threads_per_lane) * u128::from(config.compute_ps)
                 + u128::from(longest_service.unwrap_or(0)));
         if lane_ps > u128::from(MAX_JOB_TIME_PS) {
@@ -302,7 +334,8 @@ impl Threads {
             threads_per_lane: config.threads_per_lane,
             outstanding: config.outstanding_per_thread,
             compute_ps: config.compute_ps,
-            operations_per_thread: config.operations_per_thread,
+            quota,
+            extra,
             endpoints: SharedArray::new(states),
             counters: ThreadCounters::default(),
         })
@@ -316,10 +349,26 @@ impl Threads {
         }
     }
 
-    fn operations_per_endpoint(&self) -> u64 {
-        u64::from(self.lanes)
-            * u64::from(self.threads_per_lane)
-            * u64::from(self.operations_per_thread)
+    fn threads_per_endpoint(&self) -> u64 {
+        u64::from(self.lanes) * u64::from(self.threads_per_lane)
+    }
+
+    /// Operations thread `thread` of endpoint `e` completes.
+    fn thread_quota(&self, e: u32, thread: u32) -> u32 {
+        let run_index = u64::from(e) * self.threads_per_endpoint() + u64::from(thread);
+        self.quota + u32::from(run_index < self.extra)
+    }
+
+    /// Operations endpoint `e`'s threads complete.
+    fn endpoint_quota(&self, e: u32) -> u64 {
+        let per_endpoint = self.threads_per_endpoint();
+        let first = u64::from(e) * per_endpoint;
+        per_endpoint * u64::from(self.quota) + self.extra.saturating_sub(first).min(per_endpoint)
+    }
+
+    fn total_operations(&self) -> u64 {
+        self.endpoints.len() as u64 * self.threads_per_endpoint() * u64::from(self.quota)
+            + self.extra
     }
 
     /// Starts the next ready thread of lane `lane` of endpoint `e` at `now`, if the lane is idle.
@@ -339,6 +388,17 @@ impl Threads {
                 tag: lane,
             });
         }
+    }
+
+    /// Endpoint `e` completed its work at `now`, its operations' latencies summing to
+    /// `latency_sum_ps`.
+    fn finish_endpoint(&mut self, e: u32, now: Time, latency_sum_ps: u128) {
+        let c = &mut self.counters;
+        c.finished.push((e, now, latency_sum_ps));
+        c.endpoints_done += 1;
+        c.done_ps_min = c.done_ps_min.min(now);
+        c.done_ps_max = c.done_ps_max.max(now);
+        c.done_ps_sum += u128::from(now);
     }
 
     /// Changes endpoint `e`'s count of waiting threads by `delta` at `now`.
@@ -374,6 +434,14 @@ impl Host for Threads {
             if !owns(e) {
                 continue;
             }
+            if self.endpoint_quota(e) == 0 {
+                // A total smaller than the threads leaves the last endpoints no work.
+                self.finish_endpoint(e, 0, 0);
+                continue;
+            }
+            let quotas: Vec<u32> = (0..threads as u32)
+                .map(|thread| self.thread_quota(e, thread))
+                .collect();
             let ep = &mut self.endpoints[e as usize];
             ep.lanes = vec![
                 Lane {
@@ -385,7 +453,9 @@ impl Host for Threads {
             ep.ready = (0..self.lanes)
                 .map(|lane| {
                     let first = lane * self.threads_per_lane;
-                    (first..first + self.threads_per_lane).collect()
+                    (first..first + self.threads_per_lane)
+                        .filter(|&thread| quotas[thread as usize] > 0)
+                        .collect()
                 })
                 .collect();
             ep.threads = vec![
@@ -403,14 +473,15 @@ impl Host for Threads {
     }
 
     fn wake(&mut self, now: Time, e: u32, lane: u32, out: &mut Vec<Action>) {
-        let (outstanding, per_thread) = (self.outstanding, self.operations_per_thread);
-        let ep = &mut self.endpoints[e as usize];
-        let l = &mut ep.lanes[lane as usize];
+        let outstanding = self.outstanding;
+        let l = &self.endpoints[e as usize].lanes[lane as usize];
         if l.busy_until != now {
             return;
         }
-        l.busy_until = NEVER;
         let thread = l.running;
+        let per_thread = self.thread_quota(e, thread);
+        let ep = &mut self.endpoints[e as usize];
+        ep.lanes[lane as usize].busy_until = NEVER;
         let class = Self::draw_class(&self.class_cumulative, &mut ep.rng);
         let dst = self
             .pattern
@@ -462,8 +533,9 @@ impl Host for Threads {
         let slot = token & (MAX_SLOTS as u32 - 1);
         let (thread, k) = (slot / self.outstanding, slot % self.outstanding);
         let lane = thread / self.threads_per_lane;
-        let (outstanding, per_thread) = (self.outstanding, self.operations_per_thread);
-        let per_endpoint = self.operations_per_endpoint();
+        let outstanding = self.outstanding;
+        let per_thread = self.thread_quota(dst, thread);
+        let per_endpoint = self.endpoint_quota(dst);
         let ep = &mut self.endpoints[dst as usize];
         let latency = now - ep.issued_ps[slot as usize];
         self.counters.latency.record(latency);
@@ -485,12 +557,7 @@ impl Host for Threads {
             self.set_waiting(now, dst, -1);
         }
         if endpoint_done {
-            let c = &mut self.counters;
-            c.finished.push((dst, now, latency_sum_ps));
-            c.endpoints_done += 1;
-            c.done_ps_min = c.done_ps_min.min(now);
-            c.done_ps_max = c.done_ps_max.max(now);
-            c.done_ps_sum += u128::from(now);
+            self.finish_endpoint(dst, now, latency_sum_ps);
         }
         self.dispatch(now, dst, lane, out);
     }
@@ -526,7 +593,8 @@ impl Host for Threads {
             threads_per_lane: self.threads_per_lane,
             outstanding: self.outstanding,
             compute_ps: self.compute_ps,
-            operations_per_thread: self.operations_per_thread,
+            quota: self.quota,
+            extra: self.extra,
             // SAFETY: each worker touches only the endpoints it owns (the caller's promise).
             endpoints: self.endpoints.view(),
             counters: ThreadCounters::default(),
@@ -544,14 +612,14 @@ impl Host for Threads {
     }
 
     fn finished(&self) -> bool {
-        self.counters.operations == self.operations_per_endpoint() * self.endpoints.len() as u64
+        self.counters.operations == self.total_operations()
     }
 
     fn stuck(&self, owns: &dyn Fn(u32) -> bool) -> Vec<(u32, StalledRank)> {
-        let per_endpoint = self.operations_per_endpoint();
         (0..self.endpoints.len() as u32)
             .filter(|&e| owns(e))
             .filter_map(|e| {
+                let per_endpoint = self.endpoint_quota(e);
                 let ep = &self.endpoints[e as usize];
                 (ep.completed < per_endpoint).then(|| {
                     let in_flight: u32 = ep.threads.iter().map(|t| t.outstanding).sum();
@@ -622,16 +690,16 @@ impl Host for Threads {
             Value::F64(ns(c.latency.max_ps())),
         );
         let n = endpoints as usize;
-        let per_endpoint = self.operations_per_endpoint();
         let (mut completion_ns, mut latency_ns) = (vec![f64::NAN; n], vec![f64::NAN; n]);
+        let mut ops_per_us = vec![f64::NAN; n];
         for &(e, done_ps, latency_sum_ps) in &c.finished {
+            let operations = self.endpoint_quota(e) as f64;
             completion_ns[e as usize] = ns(done_ps as f64);
-            latency_ns[e as usize] = ns(latency_sum_ps as f64 / per_endpoint as f64);
+            if operations > 0.0 {
+                latency_ns[e as usize] = ns(latency_sum_ps as f64 / operations);
+                ops_per_us[e as usize] = operations / (done_ps as f64 / 1e6);
+            }
         }
-        let ops_per_us = completion_ns
-            .iter()
-            .map(|&t| per_endpoint as f64 / (t / 1000.0))
-            .collect();
         HostResults {
             jobs: Vec::new(),
             endpoint_columns: vec![
