@@ -269,3 +269,19 @@ fn a_total_of_operations_is_dealt_out_over_every_thread() {
         }
     }
 }
+
+#[test]
+fn littles_law_holds_exactly_over_a_closed_run_with_service_times() {
+    // A response is handed to the NIC when its request arrives but may leave only after the
+    // service time: it counts in flight from then, as its latency does.
+    let mut changes = pair(8, 2, 20);
+    changes.push(("topology.dims", json!([4, 4])));
+    changes[1].1["operations"][0]["service_ps"] = json!(250_000);
+    let s = run_ok(&with(&changes)).summary;
+    assert!(
+        s.f64("littles_law_error") < 1e-9,
+        "L = {} packets, lambda W = {}",
+        s.f64("in_flight_packets_mean"),
+        s.f64("littles_law_packets")
+    );
+}

@@ -372,3 +372,18 @@ fn jobs_are_deterministic_for_a_seed() {
     assert_eq!(a.summary.u64("events"), b.summary.u64("events"));
     assert_ne!(f64s(&a, "completion_ns"), f64s(&c, "completion_ns"));
 }
+
+#[test]
+fn littles_law_holds_exactly_over_jobs_with_cpu_overheads() {
+    // A send handed to the NIC before its CPU overhead has passed counts in flight from then,
+    // as its latency does (it used to count from the hand-over, and L came out too large).
+    let out = run_ok(&jobs(
+        json!([job("alltoall", 16, 20_000)]),
+        &[
+            ("topology.dims", json!([4, 4])),
+            ("traffic.send_overhead_ps", json!(300_000)),
+            ("traffic.recv_overhead_ps", json!(100_000)),
+        ],
+    ));
+    assert!(out.summary.f64("littles_law_error") < 1e-9);
+}

@@ -149,9 +149,13 @@ impl Network {
     ) {
         let packet_count = self.packets_of(bytes);
         let measured = self.in_window(gen_ps);
-        // The packets were in flight (waiting at the source) since they were due.
+        // The packets were in flight (waiting at the source) since they were due; a host's
+        // message handed over before it is ready (a response after its service time, a send
+        // after its CPU overhead) is in flight from then, as its latency counts.
         self.stats.in_flight.add_span(gen_ps, now, packet_count);
-        self.stats.in_flight.change(now, packet_count as i64);
+        self.stats
+            .in_flight
+            .change(now.max(gen_ps), packet_count as i64);
         self.stats.generated += packet_count;
         self.stats.flow_checksum = self
             .stats
