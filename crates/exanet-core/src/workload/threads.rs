@@ -86,35 +86,15 @@ struct Endpoint {
 }
 
 /// What one worker's endpoints did.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 pub struct ThreadCounters {
     operations: u64,
     requests_served: u64,
     /// Thread-picoseconds spent waiting for responses.
     waiting_thread_ps: u128,
-    endpoints_done: u64,
-    done_ps_min: Time,
-    done_ps_max: Time,
-    done_ps_sum: u128,
     latency: LatencyStats,
     /// (endpoint, when it finished, its operations' latency sum) of the finished endpoints.
     finished: Vec<(u32, Time, u128)>,
-}
-
-impl Default for ThreadCounters {
-    fn default() -> Self {
-        ThreadCounters {
-            operations: 0,
-            requests_served: 0,
-            waiting_thread_ps: 0,
-            endpoints_done: 0,
-            done_ps_min: NEVER,
-            done_ps_max: 0,
-            done_ps_sum: 0,
-            latency: LatencyStats::default(),
-            finished: Vec::new(),
-        }
-    }
 }
 
 impl ThreadCounters {
@@ -122,10 +102,6 @@ impl ThreadCounters {
         self.operations += other.operations;
         self.requests_served += other.requests_served;
         self.waiting_thread_ps += other.waiting_thread_ps;
-        self.endpoints_done += other.endpoints_done;
-        self.done_ps_min = self.done_ps_min.min(other.done_ps_min);
-        self.done_ps_max = self.done_ps_max.max(other.done_ps_max);
-        self.done_ps_sum += other.done_ps_sum;
         self.latency.merge(&other.latency);
         self.finished.extend_from_slice(&other.finished);
     }
@@ -393,12 +369,7 @@ impl Threads {
     /// Endpoint `e` completed its work at `now`, its operations' latencies summing to
     /// `latency_sum_ps`.
     fn finish_endpoint(&mut self, e: u32, now: Time, latency_sum_ps: u128) {
-        let c = &mut self.counters;
-        c.finished.push((e, now, latency_sum_ps));
-        c.endpoints_done += 1;
-        c.done_ps_min = c.done_ps_min.min(now);
-        c.done_ps_max = c.done_ps_max.max(now);
-        c.done_ps_sum += u128::from(now);
+        self.counters.finished.push((e, now, latency_sum_ps));
     }
 
     /// Changes endpoint `e`'s count of waiting threads by `delta` at `now`.
@@ -644,22 +615,21 @@ impl Host for Threads {
         let c = &self.counters;
         let ns = |ps: f64| ps / PS_PER_NS;
         let lanes = f64::from(self.lanes) * f64::from(endpoints);
-        let completion_ps = c.done_ps_max.max(1) as f64;
+        // Every endpoint's completion, from the finished endpoints' records.
+        let done = c.finished.iter().map(|&(_, done_ps, _)| done_ps);
+        let done_max = done.clone().max().unwrap_or(0);
+        let completion_ps = done_max.max(1) as f64;
         summary.set("operations", Value::U64(c.operations));
         summary.set("requests_served", Value::U64(c.requests_served));
-        summary.set("completion_ns", Value::F64(ns(c.done_ps_max as f64)));
-        let done = c.endpoints_done.max(1) as f64;
+        summary.set("completion_ns", Value::F64(ns(done_max as f64)));
         summary.set(
             "endpoint_completion_ns_min",
-            Value::F64(if c.endpoints_done == 0 {
-                0.0
-            } else {
-                ns(c.done_ps_min as f64)
-            }),
+            Value::F64(ns(done.clone().min().unwrap_or(0) as f64)),
         );
+        let done_sum: u128 = done.map(u128::from).sum();
         summary.set(
             "endpoint_completion_ns_mean",
-            Value::F64(ns(c.done_ps_sum as f64 / done)),
+            Value::F64(ns(done_sum as f64 / c.finished.len().max(1) as f64)),
         );
         summary.set(
             "operations_per_us_per_endpoint",
