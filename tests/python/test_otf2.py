@@ -625,10 +625,14 @@ def test_missing_and_corrupt_archives_and_rank_counts_are_config_errors(tmp_path
         read_otf2(tmp_path / "corrupt.otf2")
     assert info.value.key == "trace"
     assert info.value.value == str(tmp_path / "corrupt.otf2")
-    # a damaged event file: definitions read, events not
+    # damaged event files: definitions read, events not (every rank's, so that no order in
+    # which the library visits the ranks reads the trace to its end without one)
     path = tmp_path / "damaged.otf2"
     write_otf2(Program.from_generator(everything, 4), path)
-    (path.with_suffix("") / "1.evt").write_bytes(b"\x00" * 64)
+    events = sorted(path.with_suffix("").glob("*.evt"))
+    assert len(events) == 4
+    for event_file in events:
+        event_file.write_bytes(b"\x00" * 64)
     with pytest.raises(ConfigError, match="a readable OTF2 archive"):
         read_otf2(path)
     with pytest.raises(ConfigError, match="a trace of 3 ranks") as info:
