@@ -437,6 +437,14 @@ class NicConfig(_Section):
         "queue per node, as 002's",
     )
 
+    striping: Literal["message", "packet"] = Field(
+        "message",
+        description="how a node with several NIC ports (topology.planes > 1) spreads its "
+        'messages: "message" sends each whole message on the next port in turn, "packet" '
+        "sends each packet on the next port in turn; a port sends to the same port of the "
+        "destination node",
+    )
+
     def to_core(self, links: LinksConfig) -> dict[str, Any]:
         bandwidth = self.injection_bandwidth
         latency = self.injection_latency
@@ -451,6 +459,7 @@ class NicConfig(_Section):
             "injection_cap_window_ps": self.injection_cap_window,
             "injection_vcs": self.injection_vcs or 0,
             "packet_rate_per_s": self.packet_rate or 0,
+            "striping": self.striping,
         }
 
     def injection_cap_bytes(self) -> int:

@@ -245,6 +245,16 @@ class FatTreeTopology(_Model):
         "1:1",
         description='leaf ports to endpoints vs up-links as "a:b"; "1:1" is full bisection',
     )
+    planes: Annotated[StrictInt, Field(ge=1, le=64)] = Field(
+        1,
+        description="NIC ports per node (network planes or rails), 1 to 64; see plane_wiring",
+    )
+    plane_wiring: Literal["separate", "rails"] = Field(
+        "separate",
+        description='"separate": planes disjoint copies of the tree, port p of every node in '
+        'copy p; "rails": one rail-optimized tree, whose scalable units of planes consecutive '
+        "leaves hold one rail each",
+    )
 
     @field_validator("taper", mode="before")
     @classmethod
@@ -294,6 +304,8 @@ class FatTreeTopology(_Model):
             "radix": self.radix,
             "pods": self.pods,
             "taper": list(self.taper_pair),
+            "planes": self.planes,
+            "plane_wiring": self.plane_wiring,
         }
 
 

@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use serde::Deserialize;
 
 use crate::error::ConfigError;
-pub use crate::topology::Arrangement;
+pub use crate::topology::{Arrangement, PlaneWiring};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,6 +39,14 @@ fn one_thread() -> u32 {
     1
 }
 
+fn one_port() -> u32 {
+    1
+}
+
+fn separate_planes() -> PlaneWiring {
+    PlaneWiring::Separate
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TopologyConfig {
@@ -59,6 +67,11 @@ pub enum TopologyConfig {
         radix: u32,
         pods: u32,
         taper: [u32; 2],
+        /// NIC ports per node, and how they are wired (docs/topologies.md).
+        #[serde(default = "one_port")]
+        planes: u32,
+        #[serde(default = "separate_planes")]
+        plane_wiring: PlaneWiring,
     },
     Dragonfly {
         p: u32,
@@ -115,6 +128,33 @@ pub enum TopologyConfig {
         graph: CustomGraph,
         endpoints: Vec<u32>,
     },
+}
+
+impl TopologyConfig {
+    /// For a network of disjoint planes: one plane's config, and the number of planes.
+    pub fn single_plane(&self) -> Option<(TopologyConfig, u32)> {
+        match *self {
+            TopologyConfig::FatTree {
+                levels,
+                radix,
+                pods,
+                taper,
+                planes,
+                plane_wiring: PlaneWiring::Separate,
+            } if planes > 1 => Some((
+                TopologyConfig::FatTree {
+                    levels,
+                    radix,
+                    pods,
+                    taper,
+                    planes: 1,
+                    plane_wiring: PlaneWiring::Separate,
+                },
+                planes,
+            )),
+            _ => None,
+        }
+    }
 }
 
 /// The diameter-2 graph a Fishnet is built from.
@@ -338,6 +378,20 @@ pub struct NicConfig {
     /// router with one injection queue per NIC.
     #[serde(default)]
     pub injection_vcs: u32,
+    /// How a node with several NIC ports spreads its messages over them.
+    #[serde(default)]
+    pub striping: Striping,
+}
+
+/// How a node with several NIC ports (a multi-plane or rail-optimized network) spreads its
+/// messages: whole messages round-robin over the ports, or each message's packets round-robin
+/// (packet i on port i mod P). A port sends to the same port of the destination node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Striping {
+    #[default]
+    Message,
+    Packet,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -67,7 +67,9 @@ impl Method {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopologyDescription {
     pub family: &'static str,
+    /// Nodes (each with `ports_per_node` NIC ports).
     pub endpoints: u32,
+    pub ports_per_node: u32,
     pub routers: u32,
     pub radix: u16,
     pub network_links: u64,
@@ -99,6 +101,11 @@ pub fn describe_topology(
     config: &TopologyConfig,
     options: &DescribeOptions,
 ) -> Result<TopologyDescription, ConfigError> {
+    if let Some((plane, planes)) = config.single_plane() {
+        // Built whole once, for its checks (the planes' count and size).
+        topology::build(config)?;
+        return Ok(describe_topology(&plane, options)?.replicated(planes));
+    }
     let topo = topology::build(config)?;
     let t = topo.as_ref();
     let routers = t.num_routers();
@@ -129,7 +136,7 @@ pub fn describe_topology(
         }
     }
     let network_links: u64 = by_class.iter().sum();
-    let endpoints = t.num_endpoints();
+    let endpoints = t.num_endpoints() / t.ports_per_node();
 
     let graph = (routers <= MAX_MEASURED_ROUTERS).then(|| RouterGraph::from_topology(t));
     let closed = t.known_diameter().zip(t.known_average_endpoint_distance());
@@ -222,6 +229,7 @@ pub fn describe_topology(
     Ok(TopologyDescription {
         family: t.family(),
         endpoints,
+        ports_per_node: t.ports_per_node(),
         routers,
         radix,
         network_links,
@@ -250,6 +258,36 @@ pub fn describe_topology(
         edges,
         router_groups,
     })
+}
+
+impl TopologyDescription {
+    /// The description of `planes` disjoint copies of this network, port p of every node in
+    /// copy p: P times the routers and links, the same distances.
+    fn replicated(mut self, planes: u32) -> Self {
+        let p64 = u64::from(planes);
+        let routers = self.routers;
+        self.routers *= planes;
+        self.ports_per_node = planes;
+        self.network_links *= p64;
+        for (_, links) in &mut self.links_by_class {
+            *links *= p64;
+        }
+        self.ports_free *= p64;
+        self.bisection_links = self.bisection_links.map(|b| b * p64);
+        self.bisection_partitioner_links = self.bisection_partitioner_links.map(|b| b * p64);
+        self.balance *= f64::from(planes);
+        self.edges = self.edges.map(|edges| {
+            (0..planes)
+                .flat_map(|p| {
+                    edges
+                        .iter()
+                        .map(move |&[a, b, c]| [a + p * routers, b + p * routers, c])
+                })
+                .collect()
+        });
+        self.router_groups = self.router_groups.map(|g| g.repeat(planes as usize));
+        self
+    }
 }
 
 /// A starting split for the partitioner: the lower half of the groups on one side, when the

@@ -25,7 +25,9 @@ pub use network::{Progress, RunOutput};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Description {
     pub routers: u32,
+    /// Nodes, each with `ports_per_node` NIC ports.
     pub endpoints: u32,
+    pub ports_per_node: u32,
     pub network_links: u64,
     pub ports_per_router: u16,
     pub link_classes: Vec<String>,
@@ -47,9 +49,11 @@ pub fn describe(config: &Config) -> Result<Description, ConfigError> {
                 .count() as u64
         })
         .sum();
+    let nodes = parts.nodes.as_ref();
     Ok(Description {
         routers: topo.num_routers(),
-        endpoints: topo.num_endpoints(),
+        endpoints: nodes.num_endpoints(),
+        ports_per_node: topo.ports_per_node(),
         network_links,
         ports_per_router: topo.ports_per_router(),
         link_classes: topo.link_class_names(),
@@ -57,7 +61,7 @@ pub fn describe(config: &Config) -> Result<Description, ConfigError> {
             let g = analysis::RouterGraph::from_topology(topo);
             analysis::distance_stats(&g, 20_000, 64, 1).diameter
         }),
-        average_distance_hops: describe::average_endpoint_distance(topo),
+        average_distance_hops: describe::average_endpoint_distance(nodes),
         topology_state_bytes: topo.state_bytes(),
         routing_state_bytes: parts.routing.state_bytes(),
     })

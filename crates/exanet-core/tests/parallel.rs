@@ -503,3 +503,63 @@ fn a_failed_exchange_between_processes_ends_the_run_with_its_reason() {
         "{garbage}"
     );
 }
+
+/// A 3-level fat-tree of radix 8 (128 nodes), with `planes` NIC ports per node.
+fn fat_tree_planes(planes: u32, wiring: &str) -> Value {
+    json!({"kind": "fat_tree", "levels": 3, "radix": 8, "pods": 8, "taper": [1, 1],
+           "planes": planes, "plane_wiring": wiring})
+}
+
+#[test]
+fn multi_plane_fat_tree_with_packet_striping() {
+    let (summary, _) = same_on_any_number_of_threads(&[
+        ("topology", fat_tree_planes(2, "separate")),
+        ("routing", json!({"kind": "minimal"})),
+        ("nic.striping", json!("packet")),
+        ("traffic.packet_bytes", json!(9000)),
+        ("traffic.load", json!(0.5)),
+        ("router.vc_buffer_bytes", json!(8192)),
+    ]);
+    assert_eq!(summary.u64("planes"), 2);
+    assert_eq!(summary.u64("endpoints"), 128);
+}
+
+#[test]
+fn message_passing_jobs_on_a_rail_optimized_fat_tree() {
+    let (summary, _) = same_on_any_number_of_threads(&[
+        // Radix 12: 8 pods of 6 leaves, 3 units of 2 rails each, 144 nodes.
+        (
+            "topology",
+            json!({"kind": "fat_tree", "levels": 3, "radix": 12, "pods": 8, "taper": [1, 1],
+                   "planes": 2, "plane_wiring": "rails"}),
+        ),
+        ("routing", json!({"kind": "minimal"})),
+        ("router.vc_buffer_bytes", json!(8192)),
+        ("traffic", jobs_mix()),
+    ]);
+    assert_eq!(summary.u64("jobs"), 3);
+    assert_eq!(summary.u64("endpoints"), 144);
+}
+
+#[test]
+fn a_partition_that_splits_a_nodes_ports_is_refused() {
+    // Plane 0 on worker 0, plane 1 on worker 1: every node's two ports would be apart.
+    let tree = fat_tree_planes(2, "separate");
+    let routers = 80;
+    let partition: Vec<u32> = (0..2 * routers).map(|r| r / routers).collect();
+    let config = with(&[
+        ("topology", tree),
+        ("routing", json!({"kind": "minimal"})),
+        ("threads", json!(2)),
+        ("partition", json!(partition)),
+    ]);
+    let Err(SimError::Config(error)) = run(&config) else {
+        panic!("a run with every node split between workers")
+    };
+    assert_eq!(error.key, "partition");
+    assert!(
+        error.expected.contains("2 NIC ports on one worker"),
+        "{}",
+        error.expected
+    );
+}

@@ -181,6 +181,7 @@ fn validate<'py>(py: Python<'py>, config_json: &str) -> PyResult<Bound<'py, PyDi
         let d = PyDict::new(py);
         d.set_item("routers", info.routers)?;
         d.set_item("endpoints", info.endpoints)?;
+        d.set_item("ports_per_node", info.ports_per_node)?;
         d.set_item("network_links", info.network_links)?;
         d.set_item("ports_per_router", info.ports_per_router)?;
         d.set_item("link_classes", info.link_classes)?;
@@ -235,7 +236,11 @@ fn describe_topology<'py>(
         d.set_item("routers", info.routers)?;
         d.set_item("radix", info.radix)?;
         d.set_item("network_links", info.network_links)?;
-        d.set_item("injection_links", info.endpoints)?;
+        d.set_item("ports_per_node", info.ports_per_node)?;
+        d.set_item(
+            "injection_links",
+            u64::from(info.endpoints) * u64::from(info.ports_per_node),
+        )?;
         let classes = PyDict::new(py);
         for (name, count) in &info.links_by_class {
             classes.set_item(name, count)?;

@@ -245,7 +245,7 @@ impl Network {
                 && run.drain == Drain::Measured,
             lookahead,
             burst_packets: self.burst.as_ref().map_or(0, |b| {
-                let sending = (0..self.topology.num_endpoints())
+                let sending = (0..self.nodes)
                     .filter(|&e| !self.synthetic.as_ref().is_some_and(|s| s.silent(e)))
                     .count();
                 u64::from(b.packets_per_burst) * sending as u64
@@ -450,6 +450,31 @@ impl Network {
     fn split(&self, parts: u32) -> Result<(Partition, Time), SimError> {
         let split =
             parallel::partition_or_given(self.topology.as_ref(), parts, &self.config.partition)?;
+        // A node's ports share its source and its host: they must be on one worker.
+        let part_of_port = |e: u32| split.part_of[self.topology.endpoint_attachment(e).0 as usize];
+        let split_node = (0..self.nodes).find(|&n| {
+            (1..self.node_ports).any(|p| part_of_port(p * self.nodes + n) != part_of_port(n))
+        });
+        if let Some(node) = split_node {
+            let (key, value) = if self.config.partition.is_empty() {
+                ("threads", parts.to_string())
+            } else {
+                (
+                    "partition",
+                    format!("{} routers' parts", split.part_of.len()),
+                )
+            };
+            return Err(ConfigError::new(
+                key,
+                value,
+                format!(
+                    "a partition that keeps each node's {} NIC ports on one worker (node {node} \
+                     is split by the {} partition): fewer workers, whole pods per worker",
+                    self.node_ports, split.method
+                ),
+            )
+            .into());
+        }
         let cut = parallel::report(self.topology.as_ref(), &split, |r, p| {
             self.port_link(self.port_index(r, p)).latency_ps
         });

@@ -15,7 +15,9 @@ use super::state::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::config::{Arbitration, Config, Drain, LinkParams, Priority, TrafficConfig};
+use crate::config::{
+    Arbitration, Config, Drain, LinkParams, NicConfig, Priority, Striping, TrafficConfig,
+};
 use crate::engine::{
     entity_stream, huge_page_vec, prefetch_line, EntityId, Model, Scheduler, Time,
 };
@@ -62,7 +64,11 @@ pub enum Workload {
 
 /// The validated building blocks of a network, without its (large) state.
 pub struct Parts {
+    /// The network; its endpoints are NIC ports.
     pub topology: Arc<dyn Topology>,
+    /// The network as the workload sees it: one endpoint per node (the same as `topology`
+    /// when every node has one port).
+    pub nodes: Arc<dyn Topology>,
     pub routing: Box<dyn RoutingFunction>,
     pub workload: Workload,
     pub(super) class_links: Vec<PortLink>,
@@ -113,6 +119,16 @@ fn state_footprint(topology: &dyn Topology, config: &Config) -> Footprint {
     need
 }
 
+/// The NIC as a workload's source sees it: a node with P ports injects at P times a port's
+/// bandwidth, so an offered load is a fraction of the node's.
+fn node_nic(config: &Config, topology: &dyn Topology) -> NicConfig {
+    let mut nic = config.nic.clone();
+    nic.injection_bandwidth_bytes_per_s = nic
+        .injection_bandwidth_bytes_per_s
+        .saturating_mul(u64::from(topology.ports_per_node()));
+    nic
+}
+
 /// Wire sizes of the packets a workload sends most: the full packet and the last one of each
 /// of its messages.
 fn common_packet_sizes(workload: &Workload, config: &Config) -> Vec<u32> {
@@ -141,6 +157,7 @@ impl Parts {
     /// link classes) and builds the parts.
     pub fn build(config: &Config) -> Result<Parts, ConfigError> {
         let topology: Arc<dyn Topology> = Arc::from(topology::build(&config.topology)?);
+        let nodes = topology::Nodes::of(Arc::clone(&topology));
         let t = topology.as_ref();
         state_footprint(t, config).check(
             "topology",
@@ -153,20 +170,21 @@ impl Parts {
             ),
         )?;
         let (window_start, window_end) = measurement_window(config);
-        let recorder = Recorder::build(&config.record, t, window_start, window_end)?.map(Box::new);
+        let recorder = Recorder::build(&config.record, nodes.as_ref(), window_start, window_end)?
+            .map(Box::new);
         let routing =
             routing::build_for_classes(&config.routing, topology.as_ref(), &config.router)?;
         let workload = match &config.traffic {
             TrafficConfig::Jobs(jobs) => {
-                Workload::Host(Box::new(jobs::build(jobs, topology.as_ref(), config.seed)?))
+                Workload::Host(Box::new(jobs::build(jobs, nodes.as_ref(), config.seed)?))
             }
             TrafficConfig::Threads(threads) => Workload::Host(Box::new(Threads::build(
                 threads,
-                Arc::clone(&topology),
+                Arc::clone(&nodes),
                 config.seed,
             )?)),
             traffic => Workload::Synthetic(Box::new(
-                Synthetic::build(traffic, &config.nic, topology.as_ref(), config.seed)?
+                Synthetic::build(traffic, &node_nic(config, t), nodes.as_ref(), config.seed)?
                     .expect("a synthetic or burst config"),
             )),
         };
@@ -277,6 +295,7 @@ impl Parts {
         }
         Ok(Parts {
             topology,
+            nodes,
             routing,
             workload,
             class_links,
@@ -287,7 +306,19 @@ impl Parts {
 
 pub struct Network {
     pub(super) config: Arc<Config>,
+    /// The network: its endpoints are NIC ports (port p of node n is endpoint p * nodes + n).
     pub(super) topology: Arc<dyn Topology>,
+    /// The network as the workload sees it, one endpoint per node (see [`Parts::nodes`]).
+    pub(super) node_topology: Arc<dyn Topology>,
+    pub(super) nodes: u32,
+    /// NIC ports per node, how a node spreads its messages over them, and each node's next
+    /// port in turn (empty with one port).
+    pub(super) node_ports: u32,
+    pub(super) striping: Striping,
+    pub(super) port_turn: SharedArray<u32>,
+    /// Hosts' messages striped over several ports: (source node, token) to the parts still
+    /// being sent and the latest tail among those sent.
+    pub(super) parts_sending: FxHashMap<(u32, u32), (u32, Time)>,
     pub(super) routing: Arc<dyn RoutingFunction>,
     /// The open-loop or burst source (None under message-passing jobs).
     pub(super) synthetic: Option<Arc<Synthetic>>,
@@ -401,6 +432,7 @@ impl Network {
     pub fn new(config: &Config) -> Result<Network, ConfigError> {
         let Parts {
             topology,
+            nodes: node_topology,
             routing,
             workload,
             class_links,
@@ -505,8 +537,15 @@ impl Network {
             (None, Drain::Measured) => NEVER,
             (None, Drain::All | Drain::None) => window_end,
         };
+        let node_ports = topology.ports_per_node();
         Ok(Network {
             config: Arc::new(config.clone()),
+            nodes: node_topology.num_endpoints(),
+            node_topology,
+            node_ports,
+            striping: config.nic.striping,
+            port_turn: vec![0; if node_ports > 1 { endpoints } else { 0 }].into(),
+            parts_sending: FxHashMap::default(),
             routing: Arc::from(routing),
             synthetic,
             burst,

@@ -12,6 +12,7 @@
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, MEASURED, NO_MESSAGE, NO_PACKET, RESPONSE};
 use super::state::{flow_hash, route_random, OutMessage, NEVER, NO_TOKEN};
+use crate::config::Striping;
 use crate::engine::{Scheduler, Time};
 use crate::routing::NO_VIA;
 use crate::workload::{Action, Generation};
@@ -34,7 +35,9 @@ impl Network {
         // before it has left.
         let due = self.nics[ei].next_gen;
         let rng = &mut self.nics[ei].rng;
-        let dst = source.pattern.destination(e, self.topology.as_ref(), rng);
+        let dst = source
+            .pattern
+            .destination(e, self.node_topology.as_ref(), rng);
         let bytes = source.message_bytes(rng);
         self.send_message(due, now, e, dst, bytes, NO_TOKEN);
         self.advance_generation(e, due);
@@ -90,7 +93,7 @@ impl Network {
             return;
         }
         let budget = self.burst.as_ref().map(|b| b.packets_per_burst);
-        for e in 0..self.topology.num_endpoints() {
+        for e in 0..self.nodes {
             let source = self.synthetic.as_ref().expect("a workload");
             if !self.owns_nic(e) || source.silent(e) {
                 continue;
@@ -126,6 +129,9 @@ impl Network {
                 } => {
                     self.ship_note(dst, token);
                     self.send_message(ready_ps, now, src, dst, bytes, token);
+                    if self.node_ports > 1 {
+                        self.wake_node_ports(now, src, None, sched);
+                    }
                 }
                 Action::Wake { at, endpoint, tag } => {
                     let nic = self.nic_entity(endpoint);
@@ -136,8 +142,9 @@ impl Network {
         self.actions = actions;
     }
 
-    /// Queues one message of `bytes` payload from `src` to `dst`, created (or ready) at
-    /// `gen_ps` and handed to the NIC at `now`.
+    /// Queues one message of `bytes` payload from node `src` to node `dst`, created (or ready)
+    /// at `gen_ps` and handed to the NIC at `now`: on one port, or striped over the node's
+    /// ports (see [`Striping`]).
     pub(super) fn send_message(
         &mut self,
         gen_ps: Time,
@@ -147,6 +154,71 @@ impl Network {
         bytes: u64,
         token: u32,
     ) {
+        let packets = self.packets_of(bytes);
+        let hosted = token != NO_TOKEN;
+        let message = if hosted {
+            token
+        } else if packets > 1 {
+            let nic = &mut self.nics[src as usize];
+            nic.messages_started = nic.messages_started.wrapping_add(1);
+            nic.messages_started
+        } else {
+            NO_MESSAGE
+        };
+        let class = match &self.host {
+            Some(host) if hosted => host.message_class(token),
+            _ => 0,
+        };
+        let part = |bytes| OutMessage {
+            gen_ps,
+            bytes,
+            dst,
+            message,
+            packets: packets as u32,
+            class,
+            hosted,
+        };
+        if self.node_ports == 1 {
+            return self.queue_part(now, src, part(bytes));
+        }
+        let (ports, nodes) = (u64::from(self.node_ports), self.nodes);
+        let turn = &mut self.port_turn[src as usize];
+        let first = u64::from(*turn);
+        let parts = match self.striping {
+            Striping::Message => 1,
+            Striping::Packet => packets.min(ports),
+        };
+        *turn = ((first
+            + match self.striping {
+                Striping::Message => 1,
+                Striping::Packet => packets,
+            })
+            % ports) as u32;
+        if hosted && parts > 1 {
+            self.parts_sending.insert((src, token), (parts as u32, 0));
+        }
+        // Packet i takes the node's port (first + i) mod P: part j holds packets j, j + P, ...
+        let last_payload = bytes - (packets - 1) * self.mtu_bytes;
+        for j in 0..parts {
+            let port = ((first + j) % ports) as u32;
+            let share = if parts == 1 {
+                bytes
+            } else {
+                let count = (packets - j).div_ceil(ports);
+                let holds_last = (packets - 1) % ports == j;
+                count * self.mtu_bytes - u64::from(holds_last) * (self.mtu_bytes - last_payload)
+            };
+            let mut m = part(share);
+            m.dst = port * nodes + dst;
+            self.queue_part(now, port * nodes + src, m);
+        }
+    }
+
+    /// Queues `message` (a whole message or a port's share of one) at NIC port `src`.
+    fn queue_part(&mut self, now: Time, src: u32, message: OutMessage) {
+        let OutMessage {
+            gen_ps, bytes, dst, ..
+        } = message;
         let packet_count = self.packets_of(bytes);
         let measured = self.in_window(gen_ps);
         // The packets were in flight (waiting at the source) since they were due; a host's
@@ -168,17 +240,7 @@ impl Network {
             counters.generated_packets += packet_count;
             counters.generated_bytes += bytes + packet_count * self.header_bytes;
         }
-        let class = match &self.host {
-            Some(host) if token != NO_TOKEN => host.message_class(token),
-            _ => 0,
-        };
-        self.nics[src as usize].queue.push_back(OutMessage {
-            gen_ps,
-            bytes,
-            dst,
-            token,
-            class,
-        });
+        self.nics[src as usize].queue.push_back(message);
     }
 
     /// Counts `packets` measured packets from endpoint `src` to `dst` at their minimal route
@@ -228,7 +290,9 @@ impl Network {
     /// on some VC, and wakes itself when there is something to do next.
     pub(super) fn try_inject(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
-        if self.nics[ei].queue.is_empty() && self.nics[ei].next_gen <= now {
+        if self.node_ports > 1 {
+            self.draw_for_node(now, e, false, sched);
+        } else if self.nics[ei].queue.is_empty() && self.nics[ei].next_gen <= now {
             self.materialize(now, e);
         }
         let nic = &self.nics[ei];
@@ -246,6 +310,10 @@ impl Network {
                 blocked_until = NEVER;
             }
         }
+        if self.node_ports > 1 && self.nics[ei].queue.is_empty() {
+            // The port its node's next message takes may have just become idle.
+            self.draw_for_node(now, e, true, sched);
+        }
         let nic = &self.nics[ei];
         let wake = match nic.queue.front() {
             // Link busy, message not yet eligible or cap reached: wake then. Otherwise a
@@ -260,14 +328,78 @@ impl Network {
                     NEVER
                 }
             }
-            None if nic.next_gen == NEVER => NEVER,
+            // A node with several ports wakes for its source in `draw_for_node`.
+            None if nic.next_gen == NEVER || self.node_ports > 1 => NEVER,
             None => nic.next_gen.max(nic.free_at),
         };
-        let pending = self.nics[ei].wake_at;
-        if wake != NEVER && (pending == NEVER || pending < now || wake < pending) {
-            self.nics[ei].wake_at = wake;
+        self.wake_nic(now, e, wake, sched);
+    }
+
+    /// Makes sure NIC port `e` wakes at `at` (NEVER: no need), unless a wake no later than
+    /// that is pending.
+    fn wake_nic(&mut self, now: Time, e: u32, at: Time, sched: &mut Scheduler<NetEvent>) {
+        let pending = self.nics[e as usize].wake_at;
+        if at != NEVER && (pending == NEVER || pending < now || at < pending) {
+            self.nics[e as usize].wake_at = at;
             let nic = self.nic_entity(e);
-            sched.schedule(wake, nic, nic, NetEvent::NicWake);
+            sched.schedule(at, nic, nic, NetEvent::NicWake);
+        }
+    }
+
+    /// The node of NIC port `e` with several ports draws its due messages (its source is kept
+    /// at its first port) while the port its next packet takes is idle, wakes the ports that
+    /// got a share (`e` too when `wake_self`: it has settled already), and wakes its first
+    /// port when the next message is due. A due message whose port is busy is drawn when that
+    /// port's queue empties.
+    fn draw_for_node(
+        &mut self,
+        now: Time,
+        e: u32,
+        wake_self: bool,
+        sched: &mut Scheduler<NetEvent>,
+    ) {
+        if self.synthetic.is_none() {
+            return;
+        }
+        let node = e % self.nodes;
+        let turn_idle = |net: &Network| {
+            let port = net.port_turn[node as usize] * net.nodes + node;
+            net.nics[port as usize].queue.is_empty()
+        };
+        while self.nics[node as usize].next_gen <= now && turn_idle(self) {
+            self.materialize(now, node);
+            self.wake_node_ports(now, node, (!wake_self).then_some(e), sched);
+        }
+        let next = self.nics[node as usize].next_gen;
+        if next > now && turn_idle(self) {
+            self.wake_nic(now, node, next, sched);
+        }
+    }
+
+    /// Wakes now the ports of `node` that hold messages (but `settling`, which is about to
+    /// look at its own): a message striped there may be the first.
+    fn wake_node_ports(
+        &mut self,
+        now: Time,
+        node: u32,
+        settling: Option<u32>,
+        sched: &mut Scheduler<NetEvent>,
+    ) {
+        for p in 0..self.node_ports {
+            let port = p * self.nodes + node;
+            if Some(port) != settling && !self.nics[port as usize].queue.is_empty() {
+                self.wake_nic(now, port, now, sched);
+            }
+        }
+    }
+
+    /// The node a NIC port belongs to.
+    #[inline]
+    pub(super) fn node_of(&self, port: u32) -> u32 {
+        if self.node_ports == 1 {
+            port
+        } else {
+            port % self.nodes
         }
     }
 
@@ -293,16 +425,6 @@ impl Network {
         let vc = class_first_vc + class_vc;
         let index = (cut / self.mtu_bytes) as u32;
         let packets = self.packets_of(head.bytes) as u32;
-        if index == 0 && packets > 1 && head.token == NO_TOKEN {
-            self.nics[ei].messages_started = self.nics[ei].messages_started.wrapping_add(1);
-        }
-        let message = if head.token != NO_TOKEN {
-            head.token
-        } else if packets > 1 {
-            self.nics[ei].messages_started
-        } else {
-            NO_MESSAGE
-        };
         let ser = self.nic_link.serialization_ps(bytes);
         let tail_out = now + ser;
         let (dst_router, _) = self.topology.endpoint_attachment(head.dst);
@@ -314,8 +436,8 @@ impl Network {
             src: e,
             dst: head.dst,
             dst_router,
-            message,
-            message_packets: packets,
+            message: head.message,
+            message_packets: head.packets,
             bytes,
             hops: 0,
             flags: u8::from(self.in_window(head.gen_ps)) * MEASURED + head.class * RESPONSE,
@@ -337,11 +459,8 @@ impl Network {
         if index + 1 == packets {
             nic.queue.pop_front();
             nic.cut_bytes = 0;
-            if head.token != NO_TOKEN {
-                if let Some(host) = self.host.as_mut() {
-                    host.sent(now, head.token, tail_out, &mut self.actions);
-                    self.apply_actions(now, sched);
-                }
+            if head.hosted {
+                self.part_sent(now, e, head.message, tail_out, sched);
             }
         } else {
             nic.cut_bytes += payload;
@@ -350,8 +469,9 @@ impl Network {
         self.stats.packet_hops += 1;
         self.stats.progress_until = self.stats.progress_until.max(tail_out);
         if self.in_window(now) {
+            let (src, dst) = (self.node_of(e), self.node_of(head.dst));
             if let Some(recorder) = self.recorder.as_mut() {
-                recorder.injected(now, e, head.dst, bytes);
+                recorder.injected(now, src, dst, bytes);
             }
             let counters = &mut self.endpoint_counters[ei];
             counters.injected_packets += 1;
@@ -369,6 +489,35 @@ impl Network {
                 packet: id,
             },
         );
+    }
+
+    /// A host's message (or this port's share of it) has left port `e`, its last tail at
+    /// `tail_ps`: the host hears of it when every share has left.
+    fn part_sent(
+        &mut self,
+        now: Time,
+        e: u32,
+        token: u32,
+        tail_ps: Time,
+        sched: &mut Scheduler<NetEvent>,
+    ) {
+        let mut tail_ps = tail_ps;
+        if self.node_ports > 1 {
+            let key = (e % self.nodes, token);
+            if let Some((left, latest)) = self.parts_sending.get_mut(&key) {
+                *left -= 1;
+                *latest = (*latest).max(tail_ps);
+                if *left > 0 {
+                    return;
+                }
+                tail_ps = *latest;
+                self.parts_sending.remove(&key);
+            }
+        }
+        if let Some(host) = self.host.as_mut() {
+            host.sent(now, token, tail_ps, &mut self.actions);
+            self.apply_actions(now, sched);
+        }
     }
 
     /// At the end of a run, counts the messages that were due before `end` but never drawn
@@ -460,8 +609,9 @@ impl Network {
             {
                 Some(done) => done,
                 None => {
-                    // A host's tokens are unique per (source, destination), not per source.
-                    let key = (packet.src, e, packet.message);
+                    // A host's tokens are unique per (source, destination), not per source;
+                    // a message striped over ports is put together at its node.
+                    let key = (self.node_of(packet.src), self.node_of(e), packet.message);
                     let remaining = self.reassembly.entry(key).or_insert(packet.message_packets);
                     *remaining -= 1;
                     let done = *remaining == 0;
@@ -499,8 +649,9 @@ impl Network {
             }
         }
         if message_done && token != NO_TOKEN {
+            let (src, dst) = (self.node_of(packet.src), self.node_of(e));
             if let Some(host) = self.host.as_mut() {
-                host.arrived(now, packet.src, e, token, &mut self.actions);
+                host.arrived(now, src, dst, token, &mut self.actions);
                 self.apply_actions(now, sched);
             }
         }
@@ -517,7 +668,7 @@ impl Network {
         let burst = self.burst.as_mut().expect("burst mode");
         burst.delivered = 0;
         let budget = burst.packets_per_burst;
-        for e in 0..self.topology.num_endpoints() {
+        for e in 0..self.nodes {
             let silent = self.synthetic.as_ref().is_some_and(|s| s.silent(e));
             if !self.owns_nic(e) || silent {
                 continue;

@@ -220,6 +220,12 @@ impl Network {
             .map(|me| Network {
                 config: Arc::clone(&self.config),
                 topology: Arc::clone(&self.topology),
+                node_topology: Arc::clone(&self.node_topology),
+                nodes: self.nodes,
+                node_ports: self.node_ports,
+                striping: self.striping,
+                port_turn: self.port_turn.view(),
+                parts_sending: Default::default(),
                 routing: Arc::clone(&self.routing),
                 synthetic: self.synthetic.clone(),
                 burst: self.burst.clone(),

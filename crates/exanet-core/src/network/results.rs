@@ -40,7 +40,10 @@ pub struct RunOutput {
     class_names: Vec<String>,
     nic_link: PortLink,
     window_ps: Time,
+    /// Per node (the endpoints the workload addresses).
     endpoint_counters: Vec<EndpointCounters>,
+    /// Per NIC port, when nodes have several (their injection links).
+    port_counters: Option<Vec<EndpointCounters>>,
     source_latency: Vec<SourceLatency>,
     outputs: Vec<OutputPort>,
     source_queue_packets: Vec<u64>,
@@ -75,6 +78,45 @@ fn min_mean_max(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
 }
 
 impl Network {
+    /// With several ports per node: keeps the per-port counters (for the injection links)
+    /// and turns the per-port arrays into per-node ones, in place (the first `nodes`
+    /// entries). Returns the per-port counters and the packets waiting at each node.
+    fn fold_ports_into_nodes(
+        &mut self,
+        source_queue_packets: Vec<u64>,
+    ) -> (Option<Vec<EndpointCounters>>, Vec<u64>) {
+        if self.node_ports == 1 {
+            return (None, source_queue_packets);
+        }
+        let nodes = self.nodes as usize;
+        let ports: Vec<EndpointCounters> = self.endpoint_counters.iter().copied().collect();
+        let mut queued = vec![0; nodes];
+        for (port, counters) in ports.iter().enumerate() {
+            let node = port % nodes;
+            queued[node] += source_queue_packets[port];
+            if port >= nodes {
+                self.endpoint_counters[node].add(counters);
+                let (sum_ps, count) = self.source_latency[port].get();
+                self.source_latency[node].add(sum_ps, count);
+            }
+        }
+        let mut counters =
+            std::mem::replace(&mut self.endpoint_counters, Vec::new().into()).into_vec();
+        counters.truncate(nodes);
+        self.endpoint_counters = counters.into();
+        let mut latency = std::mem::replace(&mut self.source_latency, Vec::new().into()).into_vec();
+        latency.truncate(nodes);
+        self.source_latency = latency.into();
+        (Some(ports), queued)
+    }
+
+    /// The injection link of a node: its ports' bandwidth together.
+    fn node_link(&self) -> PortLink {
+        let mut link = self.nic_link;
+        link.bytes_per_s *= u64::from(self.node_ports);
+        link
+    }
+
     pub(super) fn results(
         mut self,
         end_ps: Time,
@@ -83,6 +125,9 @@ impl Network {
         source_queue_packets: Vec<u64>,
     ) -> RunOutput {
         let (events, wall_s) = (engine.events, engine.wall_s);
+        let planes = self.node_ports;
+        let (port_counters, source_queue_packets) =
+            self.fold_ports_into_nodes(source_queue_packets);
         let (burst_starts_ps, burst_ends_ps) = self
             .burst
             .take()
@@ -98,7 +143,8 @@ impl Network {
             .iter()
             .filter(|&&c| c != NIC_CLASS && c != NO_LINK)
             .count() as u64;
-        sum.set("endpoints", Value::U64(u64::from(topo.num_endpoints())));
+        sum.set("endpoints", Value::U64(u64::from(self.nodes)));
+        sum.set("planes", Value::U64(u64::from(planes)));
         sum.set(
             "traffic_matrix_level",
             Value::Str(
@@ -112,7 +158,9 @@ impl Network {
         sum.set("network_links", Value::U64(network_links));
         sum.set(
             "average_distance_hops",
-            Value::F64(crate::describe::average_endpoint_distance(topo)),
+            Value::F64(crate::describe::average_endpoint_distance(
+                self.node_topology.as_ref(),
+            )),
         );
         let mode = if self.closed {
             "closed"
@@ -188,7 +236,8 @@ impl Network {
             s.route_hops_sum as f64 / s.measured_generated as f64
         };
         sum.set("hops_mean", Value::F64(hops_mean));
-        let nic = self.nic_link;
+        // A node injects on all its ports: its loads are fractions of their bandwidth together.
+        let nic = self.node_link();
         let injection_gbytes_per_s = nic.bytes_per_s as f64 / 1e9;
         let counters = &self.endpoint_counters;
         let (offered_min, offered, offered_max) = min_mean_max(
@@ -325,7 +374,17 @@ impl Network {
                 Value::F64(s.delivered as f64 / (end_ps as f64 / PS_PER_NS)),
             );
         }
-        let endpoints = self.topology.num_endpoints();
+        if let Some(ports) = &port_counters {
+            let nodes = self.nodes as usize;
+            let (min, _, max) = min_mean_max(
+                ports
+                    .chunks(nodes)
+                    .map(|plane| plane.iter().map(|c| c.injected_packets).sum::<u64>() as f64),
+            );
+            sum.set("plane_packets_injected_min", Value::U64(min as u64));
+            sum.set("plane_packets_injected_max", Value::U64(max as u64));
+        }
+        let endpoints = self.nodes;
         let HostResults {
             jobs,
             endpoint_columns: host_endpoint_columns,
@@ -343,6 +402,7 @@ impl Network {
             nic_link: nic,
             window_ps,
             endpoint_counters: self.endpoint_counters.into_vec(),
+            port_counters,
             source_latency: self.source_latency.into_vec(),
             outputs: self.outputs.into_vec(),
             source_queue_packets,
@@ -487,8 +547,8 @@ impl RunOutput {
     /// One row per endpoint: what it offered, injected and received in the window.
     pub fn endpoints(&self) -> Table {
         let topo = self.topology.as_ref();
-        let n = topo.num_endpoints();
         let c = &self.endpoint_counters;
+        let n = c.len() as u32;
         let nic = self.nic_link;
         let w = self.window_ps;
         let u64s = |f: fn(&EndpointCounters) -> u64| ColumnData::U64(c.iter().map(f).collect());
@@ -602,7 +662,11 @@ impl RunOutput {
             busy_ns.push(counters.busy_ps as f64 / PS_PER_NS);
             util.push(counters.busy_ps as f64 / w);
         }
-        for (e, counters) in self.endpoint_counters.iter().enumerate() {
+        let ports = self
+            .port_counters
+            .as_ref()
+            .unwrap_or(&self.endpoint_counters);
+        for (e, counters) in ports.iter().enumerate() {
             let (r, p) = topo.endpoint_attachment(e as u32);
             kind.push(1);
             class.push(nic_class);

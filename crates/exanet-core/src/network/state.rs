@@ -89,6 +89,19 @@ pub(super) struct EndpointCounters {
     pub received_bytes: u64,
 }
 
+impl EndpointCounters {
+    /// Adds another's counts (a node's ports into the node).
+    pub fn add(&mut self, other: &EndpointCounters) {
+        self.generated_packets += other.generated_packets;
+        self.generated_bytes += other.generated_bytes;
+        self.injected_packets += other.injected_packets;
+        self.injected_bytes += other.injected_bytes;
+        self.injected_busy_ps += other.injected_busy_ps;
+        self.received_packets += other.received_packets;
+        self.received_bytes += other.received_bytes;
+    }
+}
+
 /// Latency of the measured packets one endpoint sent. Recorded where they arrive, which may be
 /// another worker's NIC: atomic sums are exact in any order, and a delivery is rare next to the
 /// hops that led to it.
@@ -233,14 +246,22 @@ impl InputPool {
 pub(super) struct OutMessage {
     /// When it was created; it may not leave before.
     pub gen_ps: Time,
-    /// Payload bytes.
+    /// Payload bytes (of this port's share, when a message is striped over a node's ports).
     pub bytes: u64,
+    /// The destination NIC port.
     pub dst: u32,
-    /// The workload's name for it ([`NO_TOKEN`]: none).
-    pub token: u32,
+    /// The name its packets carry for reassembly: the host's token, else the source node's
+    /// message number (NO_MESSAGE for a one-packet message).
+    pub message: u32,
+    /// Packets of the whole message, over every port it is striped on.
+    pub packets: u32,
     /// Its message class (see [`super::packet::Packet::class`]).
     pub class: u8,
+    /// Whether `message` is a host's token.
+    pub hosted: bool,
 }
+
+const _: () = assert!(std::mem::size_of::<OutMessage>() == 32);
 
 /// Messages waiting at a NIC, oldest first: the oldest inline (a synthetic source never holds
 /// more), the others in a deque allocated only when a second one waits. Saves an endpoint the
@@ -309,8 +330,8 @@ pub(super) struct Nic {
     pub queue: MessageQueue,
     /// Payload bytes of the head message already sent as packets.
     pub cut_bytes: u64,
-    /// Multi-packet messages started: the last one's number names its packets for
-    /// reassembly at the destination.
+    /// Multi-packet messages queued by this node (kept at its first port): the last one's
+    /// number names its packets for reassembly at the destination.
     pub messages_started: u32,
     /// When the injection link is free.
     pub free_at: Time,

@@ -192,6 +192,10 @@ pub fn check(
                 }
                 seen.clear();
                 for &(src, src_port) in &chosen {
+                    // Disjoint planes: a packet stays in the plane it was sent on.
+                    if topology.plane(src) != topology.plane(dst) {
+                        continue;
+                    }
                     stack.push((src, src_port, 0, true, RouteState::FRESH, None));
                     while let Some((router, in_port, in_vc, injected, state, held)) = stack.pop() {
                         let query = RouteQuery {

@@ -4,6 +4,12 @@
 //! k/2 ports down and k/2 up; a leaf has `down` endpoint ports and `up` up-links (the taper).
 //! The top level takes all pods' up-links on ⌈links / k⌉ routers, so fewer pods than k need
 //! fewer top routers, as in Bhatele et al.'s 30-pod tree of 40-port routers (600 + 600 + 300).
+//!
+//! Nodes with several NIC ports (004 §4.1's network planes, today's AI clusters' rails) come
+//! in two wirings. `Separate`: P disjoint copies of the tree, port p of every node in copy p.
+//! `Rails` (rail-optimized): one tree whose leaves form scalable units of P consecutive leaves;
+//! leaf p of a unit holds port p of each of the unit's nodes, so same-rail traffic inside a
+//! unit takes one leaf and the rails share the levels above.
 
 use super::edges::EdgeList;
 use super::graphs::MAX_LINKS;
@@ -19,6 +25,17 @@ pub struct FatTreeParams {
     pub pods: u32,
     /// Leaf ports to endpoints vs up-links, as a ratio ("1:1" is full bisection).
     pub taper: [u32; 2],
+    /// NIC ports per node (1: one port, one tree).
+    pub planes: u32,
+    pub wiring: PlaneWiring,
+}
+
+/// How the NIC ports of a node with several are wired (see the module's documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlaneWiring {
+    Separate,
+    Rails,
 }
 
 /// Routers of one subtree level while building: ids and free up-ports per router.
@@ -105,20 +122,62 @@ impl FatTreeParams {
         }
         // At most the radix: a < a + b.
         let down = (leaf_share / parts) as u32;
+        p.validate_planes()?;
         let (routers, links) = p.counts(p.radix - down);
+        let copies = match p.wiring {
+            PlaneWiring::Separate => u64::from(p.planes),
+            PlaneWiring::Rails => 1,
+        };
+        let (routers, links) = (routers.saturating_mul(copies), links.saturating_mul(copies));
         if links > MAX_LINKS || routers > u64::from(u32::MAX) {
             return Err(ConfigError::new(
                 "topology.radix",
                 p.radix.to_string(),
                 format!(
-                    "a fat-tree of at most {MAX_LINKS} links: radix {} with {} levels and {} \
-                     pods has {routers} routers and {links} links; lower the radix, the levels \
-                     or the pods",
-                    p.radix, p.levels, p.pods
+                    "a fat-tree of at most {MAX_LINKS} links: radix {} with {} levels, {} \
+                     pods and {} planes has {routers} routers and {links} links; lower the \
+                     radix, the levels, the pods or the planes",
+                    p.radix, p.levels, p.pods, p.planes
                 ),
             ));
         }
         Ok((down, p.radix - down))
+    }
+
+    /// Leaves per pod: (k/2)^(levels - 2).
+    fn leaves_per_pod(&self) -> u64 {
+        u64::from(self.radix / 2).saturating_pow(self.levels - 2)
+    }
+
+    /// Checks the planes: at least one, at most 64; rails fill whole scalable units of
+    /// `planes` leaves, which lie inside a pod or cover whole pods (so that a node's ports
+    /// share a pod, the unit of the parallel engine's partitions).
+    fn validate_planes(&self) -> Result<(), ConfigError> {
+        if !(1..=64).contains(&self.planes) {
+            return Err(ConfigError::new(
+                "topology.planes",
+                self.planes.to_string(),
+                "between 1 and 64 NIC ports per node",
+            ));
+        }
+        if self.wiring == PlaneWiring::Rails {
+            let (lpp, planes) = (self.leaves_per_pod(), u64::from(self.planes));
+            let fits = lpp % planes == 0
+                || (planes % lpp == 0 && u64::from(self.pods) % (planes / lpp) == 0);
+            if !fits {
+                return Err(ConfigError::new(
+                    "topology.planes",
+                    format!("{} rails", self.planes),
+                    format!(
+                        "a divisor of the {lpp} leaves per pod, or a multiple of them that \
+                         divides the pods' leaves into whole units ({} pods): a scalable unit \
+                         is one leaf per rail",
+                        self.pods
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Routers and router-to-router links of the tree whose leaves have `up` up-links, as
@@ -183,27 +242,83 @@ pub fn fat_tree(params: FatTreeParams) -> Result<PortGraph, ConfigError> {
             }
         }
     }
-    b.edges.routers = b.level.len() as u32;
+    let routers = b.level.len() as u32;
+    b.edges.routers = routers;
     b.edges.group = b.group;
-    let level = b.level;
-    let label_levels = level.clone();
-    let label_groups = b.edges.group.clone();
-    let mut layout = Layout::new("fat_tree", move |r| {
-        let l = label_levels[r as usize];
-        if u32::from(l) == params.levels - 1 {
-            format!("top.{r}")
-        } else {
-            format!("pod{}.L{l}.{r}", label_groups[r as usize])
-        }
-    });
     // A cut between halves of the leaves: the levels above are non-blocking, so the leaves'
     // up-links of one half cross.
-    let leaves = level.iter().filter(|&&l| l == 0).count() as u64;
-    layout.bisection_links = Some(leaves / 2 * u64::from(up));
+    let leaves = b.level.iter().filter(|&&l| l == 0).count() as u64;
+    let mut bisection_links = leaves / 2 * u64::from(up);
+    let (mut edges, mut level, mut endpoints) = (b.edges, b.level, b.endpoints);
+    let mut endpoint_numbers = None;
+    let planes = params.planes;
+    match params.wiring {
+        PlaneWiring::Separate if planes > 1 => {
+            // Copy p takes routers p * R..(p + 1) * R; endpoints follow the routers, so port
+            // p of node n is endpoint p * nodes + n.
+            let links = edges.links.clone();
+            for p in 1..planes {
+                edges.links.extend(links.iter().map(|l| super::edges::Link {
+                    a: l.a + p * routers,
+                    b: l.b + p * routers,
+                    class: l.class,
+                }));
+            }
+            edges.routers = routers * planes;
+            edges.group = edges.group.repeat(planes as usize);
+            level = level.repeat(planes as usize);
+            endpoints = endpoints.repeat(planes as usize);
+            bisection_links *= u64::from(planes);
+        }
+        PlaneWiring::Rails if planes > 1 => {
+            // Leaf l of the tree is rail l % P of unit l / P; its slot i holds that rail's
+            // port of the unit's node i.
+            let ports = u32::try_from(leaves).expect("leaves fit u32") * down;
+            let nodes = ports / planes;
+            endpoint_numbers = Some(
+                (0..ports)
+                    .map(|t| {
+                        let (leaf, slot) = (t / down, t % down);
+                        (leaf % planes) * nodes + (leaf / planes) * down + slot
+                    })
+                    .collect(),
+            );
+            // Units wider than a pod: a group is the pods of one unit.
+            let unit_leaves_in_pod = params.leaves_per_pod().min(u64::from(planes));
+            let pods_per_group = u64::from(planes) / unit_leaves_in_pod;
+            if pods_per_group > 1 {
+                for g in &mut edges.group {
+                    *g /= pods_per_group as u32;
+                }
+            }
+        }
+        _ => {}
+    }
+    let label_levels = level.clone();
+    let label_groups = edges.group.clone();
+    let mut layout = Layout::new("fat_tree", move |r| {
+        let l = label_levels[r as usize];
+        let plane = match params.wiring {
+            PlaneWiring::Separate if planes > 1 => format!("plane{}.", r / routers),
+            _ => String::new(),
+        };
+        if u32::from(l) == params.levels - 1 {
+            format!("{plane}top.{r}")
+        } else {
+            format!("{plane}pod{}.L{l}.{r}", label_groups[r as usize])
+        }
+    });
+    layout.bisection_links = Some(bisection_links);
     layout.shape = Shape::Levels(level);
     // Leaves of different pods meet only at the top.
     layout.diameter = Some(2 * (params.levels - 1));
-    PortGraph::new(b.edges, b.endpoints, layout)
+    layout.ports_per_node = planes;
+    layout.planes = match params.wiring {
+        PlaneWiring::Separate => planes,
+        PlaneWiring::Rails => 1,
+    };
+    layout.endpoint_numbers = endpoint_numbers;
+    PortGraph::new(edges, endpoints, layout)
 }
 
 /// Creates a subtree of `depth` levels in `pod` and returns its top routers.
@@ -277,6 +392,8 @@ mod tests {
                 radix: 8,
                 pods: 8,
                 taper,
+                planes: 1,
+                wiring: PlaneWiring::Separate,
             };
             let error = params
                 .validate()
@@ -299,6 +416,8 @@ mod tests {
                 radix,
                 pods,
                 taper,
+                planes: 1,
+                wiring: PlaneWiring::Separate,
             };
             let (down, up) = params.validate().unwrap();
             let (routers, links) = params.counts(up);
@@ -317,6 +436,8 @@ mod tests {
             radix: 1000,
             pods: 1000,
             taper: [1, 1],
+            planes: 1,
+            wiring: PlaneWiring::Separate,
         }) else {
             panic!("a tree of 500,000,000 links was built");
         };
@@ -338,6 +459,8 @@ mod tests {
             radix: 40,
             pods: 30,
             taper: [1, 1],
+            planes: 1,
+            wiring: PlaneWiring::Separate,
         })
         .unwrap();
         assert_eq!(counts(&full), (12_000, 1_500, 24_000));
@@ -348,6 +471,8 @@ mod tests {
             radix: 40,
             pods: 25,
             taper: [3, 2],
+            planes: 1,
+            wiring: PlaneWiring::Separate,
         })
         .unwrap();
         assert_eq!(counts(&tapered), (12_000, 1_100, 16_000));
@@ -362,6 +487,8 @@ mod tests {
                 radix: k,
                 pods: k,
                 taper: [1, 1],
+                planes: 1,
+                wiring: PlaneWiring::Separate,
             })
             .unwrap();
             let h = k / 2;
@@ -386,6 +513,8 @@ mod tests {
                 radix,
                 pods,
                 taper,
+                planes: 1,
+                wiring: PlaneWiring::Separate,
             })
             .err()
             .unwrap()

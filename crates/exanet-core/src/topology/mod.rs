@@ -8,14 +8,16 @@ mod fat_tree;
 pub mod field;
 pub mod graphs;
 mod midimew;
+mod nodes;
 mod port_graph;
 mod torus;
 
 pub use dragonfly::{dragonfly, Arrangement, DragonflyParams, GroupShape};
 pub use express_mesh::express_mesh;
 pub(crate) use express_mesh::line_distances_from;
-pub use fat_tree::{fat_tree, FatTreeParams};
+pub use fat_tree::{fat_tree, FatTreeParams, PlaneWiring};
 pub use midimew::Midimew;
+pub use nodes::Nodes;
 pub use port_graph::{Layout, PortGraph};
 pub use torus::Torus;
 
@@ -57,6 +59,23 @@ pub trait Topology: Send + Sync {
     fn router_label(&self, router: u32) -> String;
     /// The family name as the config spells it.
     fn family(&self) -> &'static str;
+    /// NIC ports of each node (planes or rails of a multi-plane network; 1 otherwise). The
+    /// `num_endpoints` endpoints are the ports: port p of node n is endpoint p * nodes + n, so
+    /// the first `nodes` endpoints are the nodes' first ports.
+    fn ports_per_node(&self) -> u32 {
+        1
+    }
+    /// An endpoint's place among its plane's endpoints in router order (its number, unless
+    /// the family numbers ports by node): what D-mod-k takes digits of, so that successive
+    /// digits follow the tree.
+    fn endpoint_position(&self, endpoint: u32) -> u32 {
+        endpoint
+    }
+    /// The plane of a router, for networks made of disjoint planes (a packet stays in the plane
+    /// of the port that sent it).
+    fn plane(&self, _router: u32) -> Option<u32> {
+        None
+    }
     /// The group (dragonfly group, pod, subnet...) of a router, for families that have groups.
     fn group(&self, _router: u32) -> Option<u32> {
         None
@@ -128,11 +147,15 @@ pub fn build(config: &TopologyConfig) -> Result<Box<dyn Topology>, ConfigError> 
             radix,
             pods,
             taper,
+            planes,
+            plane_wiring,
         } => Ok(Box::new(fat_tree(FatTreeParams {
             levels: *levels,
             radix: *radix,
             pods: *pods,
             taper: *taper,
+            planes: *planes,
+            wiring: *plane_wiring,
         })?)),
         TopologyConfig::Dragonfly {
             p,

@@ -27,6 +27,13 @@ pub struct Layout {
     pub diameter: Option<u32>,
     pub average_endpoint_distance: Option<f64>,
     pub bisection_links: Option<u64>,
+    /// NIC ports per node (see [`Topology::ports_per_node`]).
+    pub ports_per_node: u32,
+    /// Disjoint copies of one network, each of `routers / planes` consecutive routers.
+    pub planes: u32,
+    /// The public number of each endpoint port in the order the routers hold them (None:
+    /// that order).
+    pub endpoint_numbers: Option<Vec<u32>>,
 }
 
 impl Layout {
@@ -42,6 +49,9 @@ impl Layout {
             diameter: None,
             average_endpoint_distance: None,
             bisection_links: None,
+            ports_per_node: 1,
+            planes: 1,
+            endpoint_numbers: None,
         }
     }
 }
@@ -60,6 +70,9 @@ pub struct PortGraph {
     uniform_concentration: Option<u32>,
     class_names: Vec<String>,
     group: Vec<u32>,
+    /// Public endpoint numbers in router order and back (empty: the numbers are that order).
+    public_endpoint: Vec<u32>,
+    stored_endpoint: Vec<u32>,
     layout: Layout,
 }
 
@@ -148,6 +161,12 @@ impl PortGraph {
             .first()
             .filter(|&&c| c > 0 && endpoints.iter().all(|&e| e == c))
             .copied();
+        let mut layout = layout;
+        let public_endpoint = layout.endpoint_numbers.take().unwrap_or_default();
+        let mut stored_endpoint = vec![0; public_endpoint.len()];
+        for (stored, &public) in public_endpoint.iter().enumerate() {
+            stored_endpoint[public as usize] = stored as u32;
+        }
         Ok(PortGraph {
             routers: edges.routers,
             endpoints: count as u32,
@@ -158,6 +177,8 @@ impl PortGraph {
             uniform_concentration,
             class_names: edges.class_names,
             group: edges.group,
+            public_endpoint,
+            stored_endpoint,
             layout,
         })
     }
@@ -198,13 +219,20 @@ impl Topology for PortGraph {
         }
         let endpoint = self.first_endpoint[r] + u32::from(port - degree);
         if endpoint < self.first_endpoint[r + 1] {
-            Peer::Endpoint(endpoint)
+            Peer::Endpoint(match self.public_endpoint.get(endpoint as usize) {
+                Some(&public) => public,
+                None => endpoint,
+            })
         } else {
             Peer::Unconnected
         }
     }
 
     fn endpoint_attachment(&self, endpoint: u32) -> (u32, u16) {
+        let endpoint = match self.stored_endpoint.get(endpoint as usize) {
+            Some(&stored) => stored,
+            None => endpoint,
+        };
         let router = match self.uniform_concentration {
             Some(c) => endpoint / c,
             None => self.first_endpoint.partition_point(|&f| f <= endpoint) as u32 - 1,
@@ -248,6 +276,7 @@ impl Topology for PortGraph {
             + self.entries.len() * std::mem::size_of::<PortEntry>()
             + self.first_endpoint.len() * 4
             + self.group.len() * 4
+            + (self.public_endpoint.len() + self.stored_endpoint.len()) * 4
             + shape) as u64
     }
 
@@ -257,6 +286,22 @@ impl Topology for PortGraph {
 
     fn family(&self) -> &'static str {
         self.layout.family
+    }
+
+    fn ports_per_node(&self) -> u32 {
+        self.layout.ports_per_node
+    }
+
+    fn endpoint_position(&self, endpoint: u32) -> u32 {
+        let stored = match self.stored_endpoint.get(endpoint as usize) {
+            Some(&stored) => stored,
+            None => endpoint,
+        };
+        stored % (self.endpoints / self.layout.planes)
+    }
+
+    fn plane(&self, router: u32) -> Option<u32> {
+        (self.layout.planes > 1).then(|| router / (self.routers / self.layout.planes))
     }
 
     fn known_diameter(&self) -> Option<u32> {

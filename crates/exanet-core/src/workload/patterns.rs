@@ -447,6 +447,8 @@ mod tests {
             radix: 4,
             pods: 4,
             taper: [1, 1],
+            planes: 1,
+            wiring: crate::topology::PlaneWiring::Separate,
         })
         .unwrap();
         let err =

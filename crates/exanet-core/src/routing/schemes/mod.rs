@@ -170,6 +170,9 @@ pub struct Paths {
     distances: Metric,
     /// Routers with endpoints: Valiant's intermediates on topologies without groups.
     endpoint_routers: Vec<u32>,
+    /// Each endpoint's place in its plane's router order, where it is not its number
+    /// (`Topology::endpoint_position`; empty elsewhere).
+    endpoint_positions: Vec<u32>,
     /// Network ports of each router, by port: (port, neighbour).
     neighbours: Vec<Vec<(u16, u32)>>,
     /// Link class of each of those ports.
@@ -213,10 +216,21 @@ impl Paths {
             })
             .collect();
         let distances = distance::build(topology, &neighbours, &endpoint_routers, "routing.kind")?;
+        let mut endpoint_positions: Vec<u32> = (0..topology.num_endpoints())
+            .map(|e| topology.endpoint_position(e))
+            .collect();
+        if endpoint_positions
+            .iter()
+            .enumerate()
+            .all(|(e, &p)| e as u32 == p)
+        {
+            endpoint_positions = Vec::new();
+        }
         Ok(Paths {
             routers,
             distances,
             endpoint_routers,
+            endpoint_positions,
             neighbours,
             classes: port_classes,
             all_vcs: 0,
@@ -362,7 +376,10 @@ impl Paths {
         let lists = self.neighbours.len() * 2 * std::mem::size_of::<Vec<u8>>();
         let ports: usize = self.neighbours.iter().map(Vec::len).sum();
         self.distances.distances().bytes()
-            + (lists + ports * (8 + 2) + self.endpoint_routers.len() * 4) as u64
+            + (lists
+                + ports * (8 + 2)
+                + (self.endpoint_routers.len() + self.endpoint_positions.len()) * 4)
+                as u64
     }
 }
 
@@ -864,7 +881,10 @@ impl Paths {
 
     pub fn by_destination(&self, q: &RouteQuery, at: Position) -> Pick {
         Pick::Digit {
-            value: q.dst,
+            value: match self.endpoint_positions.get(q.dst as usize) {
+                Some(&position) => position,
+                None => q.dst,
+            },
             hop: (at.phase + at.taken) as u32,
         }
     }
