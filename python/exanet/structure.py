@@ -52,6 +52,7 @@ DESCRIBE_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "family",
             "endpoints",
+            "ports_per_node",
             "routers",
             "radix",
             "groups",

@@ -79,6 +79,11 @@ BASES = [
         "traffic": {"kind": "burst", "packet": "256B", "packets_per_burst": 10, "bursts": 2},
     },
     {
+        "topology": {"kind": "fat_tree", "levels": 2, "radix": 8, "planes": 2},
+        "nic": {"striping": "packet"},
+        "traffic": {"load": 0.4, "packet": "9000B"},
+    },
+    {
         "topology": {"kind": "custom", "edges": [[0, 1], [1, 2, "optical"], [2, 0]]},
         "routing": {"kind": "source", "paths": [[0, 1, 2]]},
         "router": {"vcs": 4},

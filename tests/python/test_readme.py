@@ -194,6 +194,7 @@ EXAMPLE_TITLES = {
     "li_2019_scale": "001's systems",
     "littles_law_torus": "Little's law on tori",
     "midimew_torus": "8x8 torus vs midimew of 64 nodes",
+    "multi_plane_fat_tree": "64 nodes with NIC ports on fat-tree planes or rails",
     "onoff_sources": "Bursty sources at load 0.3 on a 4x4 torus",
     "partitioner_cuts": "parallel partition, links cut for 2 / 4 / 8 parts",
     "routing_dragonfly": "dragonfly p=2 a=4 h=2 g=9",

@@ -40,6 +40,17 @@ fn seeds() -> Vec<Value> {
     );
     add(
         "topology",
+        json!({"kind": "fat_tree", "levels": 2, "radix": 8, "pods": 8, "taper": [1, 1],
+               "planes": 2, "plane_wiring": "rails"}),
+        &[
+            ("routing", minimal.clone()),
+            ("nic.striping", json!("packet")),
+            ("traffic.packet_bytes", json!(9000)),
+            ("router.vc_buffer_bytes", json!(8192)),
+        ],
+    );
+    add(
+        "topology",
         json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9,
                "arrangement": "absolute"}),
         &[

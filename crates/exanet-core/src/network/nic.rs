@@ -25,6 +25,7 @@ impl Network {
     }
 
     /// Draws endpoint `e`'s message due at its `next_gen` and the time of the one after.
+    #[inline(always)]
     fn materialize(&mut self, now: Time, e: u32) {
         let ei = e as usize;
         let source = self
@@ -45,6 +46,7 @@ impl Network {
 
     /// Draws the gap after the message due at `due` and records when the next one is due; a
     /// burst source's next message is due at once while its budget lasts.
+    #[inline(always)]
     fn advance_generation(&mut self, e: u32, due: Time) {
         let ei = e as usize;
         let mut next = due.saturating_add(self.draw_gap(e, false));
@@ -169,7 +171,7 @@ impl Network {
             Some(host) if hosted => host.message_class(token),
             _ => 0,
         };
-        let part = |bytes| OutMessage {
+        let whole = OutMessage {
             gen_ps,
             bytes,
             dst,
@@ -179,47 +181,57 @@ impl Network {
             hosted,
         };
         if self.node_ports == 1 {
-            return self.queue_part(now, src, part(bytes));
-        }
-        let (ports, nodes) = (u64::from(self.node_ports), self.nodes);
-        let turn = &mut self.port_turn[src as usize];
-        let first = u64::from(*turn);
-        let parts = match self.striping {
-            Striping::Message => 1,
-            Striping::Packet => packets.min(ports),
-        };
-        *turn = ((first
-            + match self.striping {
-                Striping::Message => 1,
-                Striping::Packet => packets,
-            })
-            % ports) as u32;
-        if hosted && parts > 1 {
-            self.parts_sending.insert((src, token), (parts as u32, 0));
-        }
-        // Packet i takes the node's port (first + i) mod P: part j holds packets j, j + P, ...
-        let last_payload = bytes - (packets - 1) * self.mtu_bytes;
-        for j in 0..parts {
-            let port = ((first + j) % ports) as u32;
-            let share = if parts == 1 {
-                bytes
-            } else {
-                let count = (packets - j).div_ceil(ports);
-                let holds_last = (packets - 1) % ports == j;
-                count * self.mtu_bytes - u64::from(holds_last) * (self.mtu_bytes - last_payload)
-            };
-            let mut m = part(share);
-            m.dst = port * nodes + dst;
-            self.queue_part(now, port * nodes + src, m);
+            self.queue_part(now, src, whole, packets);
+        } else {
+            self.stripe(now, src, whole);
         }
     }
 
-    /// Queues `message` (a whole message or a port's share of one) at NIC port `src`.
-    fn queue_part(&mut self, now: Time, src: u32, message: OutMessage) {
+    /// Queues node `src`'s message `whole` on its ports as `nic.striping` says: packet i on
+    /// the node's port (first + i) mod P, so part j holds packets j, j + P, ...; or all of it
+    /// on the next port.
+    #[cold]
+    #[inline(never)]
+    fn stripe(&mut self, now: Time, src: u32, whole: OutMessage) {
+        let (ports, nodes) = (u64::from(self.node_ports), self.nodes);
+        let packets = u64::from(whole.packets);
+        let turn = &mut self.port_turn[src as usize];
+        let first = u64::from(*turn);
+        let (parts, advance) = match self.striping {
+            Striping::Message => (1, 1),
+            Striping::Packet => (packets.min(ports), packets),
+        };
+        *turn = ((first + advance) % ports) as u32;
+        if whole.hosted && parts > 1 {
+            self.parts_sending
+                .insert((src, whole.message), (parts as u32, 0));
+        }
+        let last_payload = whole.bytes - (packets - 1) * self.mtu_bytes;
+        for j in 0..parts {
+            let port = ((first + j) % ports) as u32;
+            let count = (packets - j).div_ceil(ports);
+            let bytes = if parts == 1 {
+                whole.bytes
+            } else {
+                let holds_last = (packets - 1) % ports == j;
+                count * self.mtu_bytes - u64::from(holds_last) * (self.mtu_bytes - last_payload)
+            };
+            let part = OutMessage {
+                bytes,
+                dst: port * nodes + whole.dst,
+                ..whole
+            };
+            self.queue_part(now, port * nodes + src, part, self.packets_of(bytes));
+        }
+    }
+
+    /// Queues `message` (a whole message or a port's share of one, `packet_count` packets) at
+    /// NIC port `src`.
+    #[inline(always)]
+    fn queue_part(&mut self, now: Time, src: u32, message: OutMessage, packet_count: u64) {
         let OutMessage {
             gen_ps, bytes, dst, ..
         } = message;
-        let packet_count = self.packets_of(bytes);
         let measured = self.in_window(gen_ps);
         // The packets were in flight (waiting at the source) since they were due; a host's
         // message handed over before it is ready (a response after its service time, a send
@@ -350,7 +362,9 @@ impl Network {
     /// at its first port) while the port its next packet takes is idle, wakes the ports that
     /// got a share (`e` too when `wake_self`: it has settled already), and wakes its first
     /// port when the next message is due. A due message whose port is busy is drawn when that
-    /// port's queue empties.
+    /// port's queue empties. Out of line: one-port NICs never come here.
+    #[cold]
+    #[inline(never)]
     fn draw_for_node(
         &mut self,
         now: Time,
