@@ -46,8 +46,14 @@ DESIGNS: dict[str, tuple[dict[str, Any], str]] = {
         "packet",
     ),
     "2 rails, packet striping": (
-        {"kind": "fat_tree", "levels": 3, "radix": 8, "pods": 8, "planes": 2,
-         "plane_wiring": "rails"},
+        {
+            "kind": "fat_tree",
+            "levels": 3,
+            "radix": 8,
+            "pods": 8,
+            "planes": 2,
+            "plane_wiring": "rails",
+        },
         "packet",
     ),
 }
@@ -68,8 +74,7 @@ def one_message() -> dict[str, Any]:
     """A 1 MiB ping-pong between node 0 and node 63 (another pod)."""
     return {
         "kind": "jobs",
-        "jobs": [{"app": "pingpong", "ranks": 2, "message": "1MiB",
-                  "map": [0, 63]}],
+        "jobs": [{"app": "pingpong", "ranks": 2, "message": "1MiB", "map": [0, 63]}],
     }
 
 
@@ -82,8 +87,15 @@ UNIFORM = {"kind": "synthetic", "pattern": "uniform", "load": 0.9, "packet": "25
 
 def main() -> None:
     table = Table(title=f"64 nodes with NIC ports on fat-tree planes or rails, {ALLTOALL} alltoall")
-    for column in ("design", "routers", "links", "1 MiB ping-pong, us", "alltoall, us",
-                   "uniform 0.9: accepted GB/s per node", "plane packets min/max"):
+    for column in (
+        "design",
+        "routers",
+        "links",
+        "1 MiB ping-pong, us",
+        "alltoall, us",
+        "uniform 0.9: accepted GB/s per node",
+        "plane packets min/max",
+    ):
         table.add_column(column, justify="left" if column == "design" else "right")
     for name, (topology, striping) in DESIGNS.items():
         message = exanet.simulate(config(topology, striping, one_message()), progress=False)

@@ -38,6 +38,7 @@ MINIMAL_CORE = {
         "injection_cap_window_ps": 50_000,
         "injection_vcs": 0,
         "packet_rate_per_s": 0,
+        "striping": "message",
     },
     "traffic": {
         "kind": "synthetic",
@@ -159,6 +160,7 @@ def test_full_toml_to_core(tmp_path):
         "injection_cap_window_ps": 50_000,
         "injection_vcs": 0,
         "packet_rate_per_s": 120_000_000,
+        "striping": "message",
     }
     assert core["traffic"] == {
         "kind": "synthetic",

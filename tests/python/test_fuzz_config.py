@@ -80,6 +80,7 @@ BASES = [
     },
     {
         "topology": {"kind": "fat_tree", "levels": 2, "radix": 8, "planes": 2},
+        "router": {"vc_buffer": "16KiB"},
         "nic": {"striping": "packet"},
         "traffic": {"load": 0.4, "packet": "9000B"},
     },

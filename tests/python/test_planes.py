@@ -9,8 +9,14 @@ from exanet.errors import ConfigError
 
 
 def tree(planes=1, wiring="separate", pods=8):
-    return {"kind": "fat_tree", "levels": 2, "radix": 8, "pods": pods, "planes": planes,
-            "plane_wiring": wiring}
+    return {
+        "kind": "fat_tree",
+        "levels": 2,
+        "radix": 8,
+        "pods": pods,
+        "planes": planes,
+        "plane_wiring": wiring,
+    }
 
 
 def config(topology, striping="message", load_fraction=0.8):
@@ -46,9 +52,7 @@ def test_two_planes_carry_twice_a_nodes_traffic():
     assert two["planes"] == 2 and two["endpoints"] == 32
     assert one["accepted_load"] == pytest.approx(0.8, rel=0.03)
     assert two["accepted_load"] == pytest.approx(0.8, rel=0.03)
-    assert two["accepted_gbytes_per_s"] == pytest.approx(
-        2 * one["accepted_gbytes_per_s"], rel=0.03
-    )
+    assert two["accepted_gbytes_per_s"] == pytest.approx(2 * one["accepted_gbytes_per_s"], rel=0.03)
     # One row per node; the injection links are per port, numbered plane by plane.
     assert len(double.endpoints) == 32
     links = double.links

@@ -31,11 +31,27 @@ ROUND_TRIPS = [
     ),
     (
         {"kind": "fat_tree", "radix": 40, "pods": 30},
-        {"kind": "fat_tree", "levels": 3, "radix": 40, "pods": 30, "taper": [1, 1]},
+        {
+            "kind": "fat_tree",
+            "levels": 3,
+            "radix": 40,
+            "pods": 30,
+            "taper": [1, 1],
+            "planes": 1,
+            "plane_wiring": "separate",
+        },
     ),
     (
         {"kind": "fat_tree", "levels": 2, "radix": 8, "taper": "3:1"},
-        {"kind": "fat_tree", "levels": 2, "radix": 8, "pods": 8, "taper": [3, 1]},
+        {
+            "kind": "fat_tree",
+            "levels": 2,
+            "radix": 8,
+            "pods": 8,
+            "taper": [3, 1],
+            "planes": 1,
+            "plane_wiring": "separate",
+        },
     ),
     (
         {"kind": "dragonfly", "a": 4, "h": 2, "p": 2, "g": 9},
