@@ -41,14 +41,14 @@ fn vcs_taken(config: &Config, token: u32) -> Vec<usize> {
     sched.schedule(0, nic, nic, NetEvent::NicWake);
     let mut taken = Vec::new();
     loop {
-        for v in 0..net.vcs {
-            if net.nic_credits[v] < net.vc_buffer_bytes {
+        for v in 0..net.params.vcs {
+            if net.nic_credits[v] < net.params.vc_buffer_bytes {
                 taken.push(v);
             }
         }
         for out in 0..net.outputs.len() {
-            for v in 0..net.vcs {
-                let full = net.vc_buffer_bytes;
+            for v in 0..net.params.vcs {
+                let full = net.params.vc_buffer_bytes;
                 if net.port_class[out] != super::state::NIC_CLASS && net.credit(out, v) < full {
                     taken.push(v);
                 }

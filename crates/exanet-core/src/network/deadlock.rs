@@ -47,14 +47,14 @@ impl Network {
             .enumerate()
             .filter(|&(_, &block)| block != NO_BLOCK);
         for (port_index, &block) in held {
-            let router = (port_index / self.ports) as u32;
+            let router = (port_index / self.params.ports) as u32;
             let inputs = owner_of(router).inputs.vcs(block);
             for (vc, input) in inputs.iter().enumerate() {
                 if input.queue.is_empty() {
                     continue;
                 }
-                let node = port_index * self.vcs + vc;
-                let out_index = router as usize * self.ports + usize::from(input.out_port);
+                let node = port_index * self.params.vcs + vc;
+                let out_index = router as usize * self.params.ports + usize::from(input.out_port);
                 let Peer::Router {
                     router: down,
                     port: down_port,
@@ -67,7 +67,8 @@ impl Network {
                 {
                     continue;
                 }
-                let down_base = (down as usize * self.ports + usize::from(down_port)) * self.vcs;
+                let down_base =
+                    (down as usize * self.params.ports + usize::from(down_port)) * self.params.vcs;
                 waits.push(StuckNode {
                     node,
                     waits_for: vcs_in(u32::from(input.vc_mask))
@@ -87,10 +88,10 @@ impl Network {
         owner_of: &OwnerOf<'a>,
         credit_of: &CreditOf<'_>,
     ) -> Option<StuckChannel> {
-        let vc = (node % self.vcs) as u8;
-        let port_index = node / self.vcs;
-        let router = (port_index / self.ports) as u32;
-        let port = (port_index % self.ports) as u16;
+        let vc = (node % self.params.vcs) as u8;
+        let port_index = node / self.params.vcs;
+        let router = (port_index / self.params.ports) as u32;
+        let port = (port_index % self.params.ports) as u16;
         if self.port_class[port_index] == NIC_CLASS {
             return None;
         }
@@ -101,7 +102,7 @@ impl Network {
         else {
             return None;
         };
-        let up_index = up as usize * self.ports + usize::from(up_port);
+        let up_index = up as usize * self.params.ports + usize::from(up_port);
         let port_name = self.topology.port_name(up, up_port);
         Some(StuckChannel {
             name: format!(

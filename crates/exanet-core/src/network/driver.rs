@@ -214,12 +214,12 @@ impl Network {
         let largest_packet = self.config.nic.mtu_bytes + self.config.nic.header_bytes;
         self.class_links
             .iter()
-            .chain(std::iter::once(&self.nic_link))
+            .chain(std::iter::once(&self.params.nic_link))
             .map(|l| l.latency_ps + serialization_ps(largest_packet, l.bytes_per_s))
             .max()
             .unwrap_or(0)
-            + self.router_latency_ps
-            + self.router_output_latency_ps
+            + self.params.router_latency_ps
+            + self.params.router_output_latency_ps
     }
 
     fn plan(&self, interval_s: f64, lookahead: Time) -> Plan {
@@ -227,7 +227,7 @@ impl Network {
         let window_end = self.stats.window_end;
         Plan {
             stop_at: match run.duration_ps {
-                _ if self.closed => Time::MAX,
+                _ if self.params.closed => Time::MAX,
                 Some(duration) => duration,
                 None if run.drain == Drain::None => window_end,
                 None => {
@@ -240,12 +240,12 @@ impl Network {
             deadlock_timeout: run
                 .deadlock_timeout_ps
                 .unwrap_or_else(|| 1000u64.saturating_mul(self.largest_hop_ps()).max(1_000_000)),
-            waits_for_measured: !self.closed
+            waits_for_measured: !self.params.closed
                 && run.duration_ps.is_none()
                 && run.drain == Drain::Measured,
             lookahead,
             burst_packets: self.burst.as_ref().map_or(0, |b| {
-                let sending = (0..self.nodes)
+                let sending = (0..self.params.nodes)
                     .filter(|&e| !self.synthetic.as_ref().is_some_and(|s| s.silent(e)))
                     .count();
                 u64::from(b.packets_per_burst) * sending as u64
@@ -363,7 +363,7 @@ impl Network {
     /// `router`'s packets.
     fn check_stuck<'a>(&self, end: &End, owner_of: &OwnerOf<'a>) -> Result<(), SimError> {
         if self.is_stuck(end) {
-            let ports = self.ports;
+            let ports = self.params.ports;
             let credit_of = |i: usize, v: usize| owner_of((i / ports) as u32).credit(i, v);
             let nodes = self.stuck_nodes(owner_of, &credit_of);
             return Err(SimError::Deadlock(Box::new(
@@ -420,12 +420,12 @@ impl Network {
             return Err(Self::stalled(end.time, host.stuck(&|_| true)));
         }
         let run = &self.config.run;
-        if self.closed {
+        if self.params.closed {
             self.stats.window_end = end.time.max(1);
             self.stats.in_flight.set_window_end(end.time.max(1));
         }
         let drained = match (run.duration_ps, run.drain) {
-            _ if self.closed => self.packets_in_flight() == 0,
+            _ if self.params.closed => self.packets_in_flight() == 0,
             (None, Drain::Measured) => end.all_measured_arrived || end.idle,
             (None, Drain::None) => false,
             _ => self.packets_in_flight() == 0,
@@ -452,8 +452,9 @@ impl Network {
             parallel::partition_or_given(self.topology.as_ref(), parts, &self.config.partition)?;
         // A node's ports share its source and its host: they must be on one worker.
         let part_of_port = |e: u32| split.part_of[self.topology.endpoint_attachment(e).0 as usize];
-        let split_node = (0..self.nodes).find(|&n| {
-            (1..self.node_ports).any(|p| part_of_port(p * self.nodes + n) != part_of_port(n))
+        let split_node = (0..self.params.nodes).find(|&n| {
+            (1..self.params.node_ports)
+                .any(|p| part_of_port(p * self.params.nodes + n) != part_of_port(n))
         });
         if let Some(node) = split_node {
             let (key, value) = if self.config.partition.is_empty() {
@@ -470,7 +471,7 @@ impl Network {
                 format!(
                     "a partition that keeps each node's {} NIC ports on one worker (node {node} \
                      is split by the {} partition): fewer workers, whole pods per worker",
-                    self.node_ports, split.method
+                    self.params.node_ports, split.method
                 ),
             )
             .into());
@@ -479,7 +480,7 @@ impl Network {
             self.port_link(self.port_index(r, p)).latency_ps
         });
         // The end-to-end acknowledgement of the injection throttle also crosses parts.
-        let ack = (self.max_outstanding != 0).then_some(self.nic_link.latency_ps);
+        let ack = (self.params.max_outstanding != 0).then_some(self.params.nic_link.latency_ps);
         let lookahead = cut
             .lookahead_ps
             .into_iter()
@@ -571,7 +572,7 @@ impl Network {
             )
             .into());
         }
-        if self.global_view {
+        if self.params.global_view {
             return Err(ConfigError::new(
                 "routing.kind",
                 "ugal_g",
@@ -615,7 +616,7 @@ impl Network {
                 .into_iter()
                 .flatten()
                 .collect();
-            let vcs = self.vcs;
+            let vcs = self.params.vcs;
             let credit_of = |i: usize, v: usize| {
                 let at = (i * vcs + v) as u32;
                 in_use

@@ -304,29 +304,15 @@ impl Parts {
     }
 }
 
-pub struct Network {
-    pub(super) config: Arc<Config>,
-    /// The network: its endpoints are NIC ports (port p of node n is endpoint p * nodes + n).
-    pub(super) topology: Arc<dyn Topology>,
-    /// The network as the workload sees it, one endpoint per node (see [`Parts::nodes`]).
-    pub(super) node_topology: Arc<dyn Topology>,
+/// What every worker of a run reads and none changes: the config's parameters in the
+/// form the hot path wants them (one copy per worker, listed once).
+#[derive(Clone, Copy)]
+pub(super) struct Params {
+    /// Nodes (the endpoints the workload addresses), NIC ports per node, and how a node
+    /// spreads its messages over them.
     pub(super) nodes: u32,
-    /// NIC ports per node, how a node spreads its messages over them, and each node's next
-    /// port in turn (empty with one port).
     pub(super) node_ports: u32,
     pub(super) striping: Striping,
-    pub(super) port_turn: SharedArray<u32>,
-    /// Hosts' messages striped over several ports: (source node, token) to the parts still
-    /// being sent and the latest tail among those sent.
-    pub(super) parts_sending: FxHashMap<(u32, u32), (u32, Time)>,
-    pub(super) routing: Arc<dyn RoutingFunction>,
-    /// The open-loop or burst source (None under message-passing jobs).
-    pub(super) synthetic: Option<Arc<Synthetic>>,
-    pub(super) burst: Option<BurstClock>,
-    /// The programs above the NICs (None under synthetic traffic).
-    pub(super) host: Option<Box<dyn Host>>,
-    /// Scratch: what the host asked for.
-    pub(super) actions: Vec<Action>,
     pub(super) mtu_bytes: u64,
     /// Router input VCs a NIC's packets may enter (the first this many of their message
     /// class's VCs).
@@ -345,11 +331,9 @@ pub struct Network {
     pub(super) eligibility_delay_ps: Time,
     pub(super) injection_cap_bytes: u64,
     pub(super) injection_cap_window_ps: Time,
-    /// Packet-rate limits (`nic.packet_rate`, `router.packet_rate`), and each router's use of
-    /// its own (empty without a router limit).
+    /// Packet-rate limits (`nic.packet_rate`, `router.packet_rate`).
     pub(super) nic_packet_rate: Option<PacketRate>,
     pub(super) router_packet_rate: Option<PacketRate>,
-    pub(super) router_rate_windows: SharedArray<RateWindow>,
     /// Closed workloads (bursts, hosts) run until they finish; the window is the whole run.
     pub(super) closed: bool,
     /// Routers: entity ids below this are routers, the NICs follow.
@@ -366,8 +350,50 @@ pub struct Network {
     pub(super) arbitration: Arbitration,
     /// Probability that an arbitration applies the in-transit-priority restriction.
     pub(super) in_transit_priority: f64,
-    pub(super) class_links: Vec<PortLink>,
     pub(super) nic_link: PortLink,
+    /// Whether events prefetch the pools' blocks too: worth it only when the router state
+    /// outgrows the caches (and costs a few instructions per event when it does not).
+    pub(super) prefetch_blocks: bool,
+    /// Generation stops at this time.
+    pub(super) generation_end: Time,
+    /// Bytes of one VC buffer (router-to-router), for weighing candidates.
+    pub(super) vc_buffer_bytes: u32,
+    /// The routing's escape VCs (bit set; 0: none).
+    pub(super) escape_vcs: u32,
+    /// The routing's selection threshold in bytes (see `routing::select`).
+    pub(super) threshold_bytes: u32,
+    /// UGAL-G: the source reads the queues along whole routes.
+    pub(super) global_view: bool,
+    /// Under bubble flow control, the escape VC and the room a packet entering its ring must
+    /// leave (the largest packet).
+    pub(super) bubble: Option<(u8, u32)>,
+}
+
+pub struct Network {
+    /// The parameters every worker reads (a copy each).
+    pub(super) params: Params,
+    pub(super) config: Arc<Config>,
+    /// The network: its endpoints are NIC ports (port p of node n is endpoint p * nodes + n).
+    pub(super) topology: Arc<dyn Topology>,
+    /// The network as the workload sees it, one endpoint per node (see [`Parts::nodes`]).
+    pub(super) node_topology: Arc<dyn Topology>,
+    /// Each node's next port in turn, with several ports per node (empty with one).
+    pub(super) port_turn: SharedArray<u32>,
+    /// Hosts' messages striped over several ports: (source node, token) to the parts still
+    /// being sent and the latest tail among those sent.
+    pub(super) parts_sending: FxHashMap<(u32, u32), (u32, Time)>,
+    pub(super) routing: Arc<dyn RoutingFunction>,
+    /// The open-loop or burst source (None under message-passing jobs).
+    pub(super) synthetic: Option<Arc<Synthetic>>,
+    pub(super) burst: Option<BurstClock>,
+    /// The programs above the NICs (None under synthetic traffic).
+    pub(super) host: Option<Box<dyn Host>>,
+    /// Scratch: what the host asked for.
+    pub(super) actions: Vec<Action>,
+    /// Each router's use of its packet-rate limit (empty without `router.packet_rate`).
+    pub(super) router_rate_windows: SharedArray<RateWindow>,
+    /// The link parameters of each link class.
+    pub(super) class_links: Vec<PortLink>,
     /// Link class of each (router, port): an index into `class_links`, NIC_CLASS or NO_LINK.
     pub(super) port_class: SharedArray<u8>,
     // Router state, indexed by (router * ports + port) [* vcs + vc | * request_words + word].
@@ -382,9 +408,6 @@ pub struct Network {
     /// output is idle, in its starting state).
     pub(super) output_blocks: SharedArray<u32>,
     pub(super) output_pool: OutputPool,
-    /// Whether events prefetch the pools' blocks too: worth it only when the router state
-    /// outgrows the caches (and costs a few instructions per event when it does not).
-    pub(super) prefetch_blocks: bool,
     // NIC state, indexed by endpoint [* vcs + vc].
     pub(super) nics: SharedArray<Nic>,
     /// Per-NIC throttle, burst and cap state (empty when no feature needs it).
@@ -400,8 +423,6 @@ pub struct Network {
     /// Messages being reassembled at this worker's NICs: packets still to come, by (source,
     /// destination, message); a fast hash, as it is looked up per packet and never iterated.
     pub(super) reassembly: FxHashMap<(u32, u32, u32), u32>,
-    /// Generation stops at this time.
-    pub(super) generation_end: Time,
     pub(super) stats: Stats,
     /// Traffic matrix, injection time series and packet sizes, when asked for.
     pub(super) recorder: Option<Box<Recorder>>,
@@ -409,16 +430,6 @@ pub struct Network {
     pub(super) dirty_outputs: Vec<u16>,
     pub(super) is_dirty: Vec<bool>,
     pub(super) candidates: Candidates,
-    /// Bytes of one VC buffer (router-to-router), for weighing candidates.
-    pub(super) vc_buffer_bytes: u32,
-    /// The routing's escape VCs (bit set; 0: none), and under bubble flow control the escape VC
-    /// and the room a packet entering its ring must leave (the largest packet).
-    pub(super) escape_vcs: u32,
-    /// The routing's selection threshold in bytes (see `routing::select`).
-    pub(super) threshold_bytes: u32,
-    /// UGAL-G: the source reads the queues along whole routes.
-    pub(super) global_view: bool,
-    pub(super) bubble: Option<(u8, u32)>,
     /// Scratch: inputs found blocked on adaptive VCs during one arbitration.
     pub(super) blocked: Vec<usize>,
     /// In a parallel run, the partition and the outboxes to the other workers.
@@ -539,11 +550,50 @@ impl Network {
         };
         let node_ports = topology.ports_per_node();
         Ok(Network {
+            params: Params {
+                nodes: node_topology.num_endpoints(),
+                node_ports,
+                striping: config.nic.striping,
+                mtu_bytes: config.nic.mtu_bytes,
+                injection_vcs: match config.nic.injection_vcs {
+                    0 => class_vcs,
+                    n => n as usize,
+                },
+                class_vcs,
+                response_vc_offset: if config.router.message_classes > 1 {
+                    class_vcs
+                } else {
+                    0
+                },
+                responses_first: config.router.priority == Priority::Responses,
+                header_bytes: config.nic.header_bytes,
+                max_outstanding: config.nic.max_outstanding_packets,
+                eligibility_delay_ps: config.nic.eligibility_delay_ps,
+                injection_cap_bytes: config.nic.injection_cap_bytes,
+                injection_cap_window_ps: config.nic.injection_cap_window_ps,
+                nic_packet_rate,
+                router_packet_rate,
+                closed,
+                routers: routers as u32,
+                ports,
+                vcs,
+                vc_bits,
+                request_words,
+                router_latency_ps: config.router.latency_ps,
+                router_output_latency_ps: config.router.output_latency_ps,
+                arbitration: config.router.arbitration,
+                in_transit_priority: config.router.in_transit_priority,
+                nic_link,
+                prefetch_blocks: routers * ports >= PREFETCH_BLOCKS_PORTS,
+                generation_end,
+                vc_buffer_bytes: config.router.vc_buffer_bytes as u32,
+                escape_vcs: routing_escape_vcs,
+                threshold_bytes,
+                global_view: routing_global_view,
+                bubble: routing_bubble_vc.map(|vc| (vc, largest_packet)),
+            },
             config: Arc::new(config.clone()),
-            nodes: node_topology.num_endpoints(),
             node_topology,
-            node_ports,
-            striping: config.nic.striping,
             port_turn: vec![0; if node_ports > 1 { endpoints } else { 0 }].into(),
             parts_sending: FxHashMap::default(),
             routing: Arc::from(routing),
@@ -551,46 +601,15 @@ impl Network {
             burst,
             host,
             actions: Vec::new(),
-            mtu_bytes: config.nic.mtu_bytes,
-            injection_vcs: match config.nic.injection_vcs {
-                0 => class_vcs,
-                n => n as usize,
-            },
-            class_vcs,
-            response_vc_offset: if config.router.message_classes > 1 {
-                class_vcs
-            } else {
-                0
-            },
-            responses_first: config.router.priority == Priority::Responses,
-            header_bytes: config.nic.header_bytes,
-            max_outstanding: config.nic.max_outstanding_packets,
             recorder,
-            eligibility_delay_ps: config.nic.eligibility_delay_ps,
-            injection_cap_bytes: config.nic.injection_cap_bytes,
-            injection_cap_window_ps: config.nic.injection_cap_window_ps,
-            nic_packet_rate,
-            router_packet_rate,
             router_rate_windows: router_rate_windows.into(),
-            closed,
-            routers: routers as u32,
-            ports,
-            vcs,
-            vc_bits,
-            request_words,
-            router_latency_ps: config.router.latency_ps,
-            router_output_latency_ps: config.router.output_latency_ps,
-            arbitration: config.router.arbitration,
-            in_transit_priority: config.router.in_transit_priority,
             class_links,
-            nic_link,
             port_class: port_class.into(),
             input_blocks: huge_page_vec(NO_BLOCK, routers * ports).into(),
             inputs: InputPool::new(vcs),
             outputs: huge_page_vec(OutputPort::default(), routers * ports).into(),
             output_blocks: huge_page_vec(NO_BLOCK, routers * ports).into(),
             output_pool: OutputPool::new(vcs, request_words),
-            prefetch_blocks: routers * ports >= PREFETCH_BLOCKS_PORTS,
             nics: nics.into(),
             nic_limits: nic_limits.into(),
             nic_credits: huge_page_vec(vc_buffer, endpoints * vcs).into(),
@@ -602,16 +621,10 @@ impl Network {
                 .into(),
             packets: PacketArena::default(),
             reassembly: FxHashMap::default(),
-            generation_end,
             stats: Stats::new(window_start, window_end),
             dirty_outputs: Vec::with_capacity(ports),
             is_dirty: vec![false; ports],
             candidates: Candidates::new(),
-            vc_buffer_bytes: config.router.vc_buffer_bytes as u32,
-            escape_vcs: routing_escape_vcs,
-            threshold_bytes,
-            global_view: routing_global_view,
-            bubble: routing_bubble_vc.map(|vc| (vc, largest_packet)),
             blocked: Vec::new(),
             remote: None,
             peak_packets: 0,
@@ -625,7 +638,7 @@ impl Network {
 
     #[inline]
     pub(super) fn num_routers(&self) -> u32 {
-        self.routers
+        self.params.routers
     }
 
     /// Entity id of endpoint `e`'s NIC (routers come first).
@@ -638,7 +651,7 @@ impl Network {
     #[inline]
     pub(super) fn port_link(&self, port_index: usize) -> PortLink {
         match self.port_class[port_index] {
-            NIC_CLASS => self.nic_link,
+            NIC_CLASS => self.params.nic_link,
             class => self.class_links[usize::from(class)],
         }
     }
@@ -675,7 +688,7 @@ impl Model for Network {
             NetEvent::Wake { port } => self.output_wakes(now, target, port),
             NetEvent::NicCredit { vc, bytes } => {
                 let e = (target - self.num_routers()) as usize;
-                self.nic_credits[e * self.vcs + usize::from(vc)] += bytes;
+                self.nic_credits[e * self.params.vcs + usize::from(vc)] += bytes;
             }
             NetEvent::NicWake => {
                 let e = (target - self.num_routers()) as usize;
@@ -705,7 +718,7 @@ impl Model for Network {
         match *event {
             NetEvent::Arrive { port, packet, .. } => {
                 self.packets.prefetch(packet);
-                let router = target as usize * self.ports;
+                let router = target as usize * self.params.ports;
                 prefetch_line(&self.input_blocks[router + usize::from(port)]);
                 prefetch_line(&self.output_blocks[router]);
                 prefetch_line(&self.port_class[router]);
@@ -715,7 +728,7 @@ impl Model for Network {
                 prefetch_line(&self.nics[(target - self.num_routers()) as usize]);
             }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
-                let index = target as usize * self.ports + usize::from(port);
+                let index = target as usize * self.params.ports + usize::from(port);
                 prefetch_line(&self.outputs[index]);
                 prefetch_line(&self.output_blocks[index]);
             }
@@ -730,18 +743,20 @@ impl Model for Network {
 
     #[inline]
     fn prefetch_near(&self, target: EntityId, event: &NetEvent) {
-        if !self.prefetch_blocks {
+        if !self.params.prefetch_blocks {
             return;
         }
         match *event {
             NetEvent::Arrive { port, vc, .. } => {
-                let block = self.input_blocks[target as usize * self.ports + usize::from(port)];
+                let block =
+                    self.input_blocks[target as usize * self.params.ports + usize::from(port)];
                 if block != NO_BLOCK {
                     prefetch_line(self.inputs.vc(block, usize::from(vc)));
                 }
             }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
-                let block = self.output_blocks[target as usize * self.ports + usize::from(port)];
+                let block =
+                    self.output_blocks[target as usize * self.params.ports + usize::from(port)];
                 if block != NO_BLOCK {
                     self.output_pool.prefetch(block);
                 }

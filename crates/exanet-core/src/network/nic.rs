@@ -21,7 +21,7 @@ impl Network {
     /// Packets a message of `bytes` payload is cut into (a 0-byte message is one header).
     #[inline]
     pub(super) fn packets_of(&self, bytes: u64) -> u64 {
-        bytes.div_ceil(self.mtu_bytes).max(1)
+        bytes.div_ceil(self.params.mtu_bytes).max(1)
     }
 
     /// Draws endpoint `e`'s message due at its `next_gen` and the time of the one after.
@@ -56,7 +56,7 @@ impl Network {
                 next = NEVER;
             }
         }
-        let next = if next < self.generation_end {
+        let next = if next < self.params.generation_end {
             next
         } else {
             NEVER
@@ -95,7 +95,7 @@ impl Network {
             return;
         }
         let budget = self.burst.as_ref().map(|b| b.packets_per_burst);
-        for e in 0..self.nodes {
+        for e in 0..self.params.nodes {
             let source = self.synthetic.as_ref().expect("a workload");
             if !self.owns_nic(e) || source.silent(e) {
                 continue;
@@ -105,7 +105,7 @@ impl Network {
                 self.nic_limits[ei].budget = budget;
             }
             let first = self.draw_gap(e, true);
-            if first < self.generation_end {
+            if first < self.params.generation_end {
                 self.nics[ei].next_gen = first;
                 if first < self.stats.window_end {
                     self.nics_owing_window += 1;
@@ -131,7 +131,7 @@ impl Network {
                 } => {
                     self.ship_note(dst, token);
                     self.send_message(ready_ps, now, src, dst, bytes, token);
-                    if self.node_ports > 1 {
+                    if self.params.node_ports > 1 {
                         self.wake_node_ports(now, src, None, sched);
                     }
                 }
@@ -180,7 +180,7 @@ impl Network {
             class,
             hosted,
         };
-        if self.node_ports == 1 {
+        if self.params.node_ports == 1 {
             self.queue_part(now, src, whole, packets);
         } else {
             self.stripe(now, src, whole);
@@ -193,11 +193,11 @@ impl Network {
     #[cold]
     #[inline(never)]
     fn stripe(&mut self, now: Time, src: u32, whole: OutMessage) {
-        let (ports, nodes) = (u64::from(self.node_ports), self.nodes);
+        let (ports, nodes) = (u64::from(self.params.node_ports), self.params.nodes);
         let packets = u64::from(whole.packets);
         let turn = &mut self.port_turn[src as usize];
         let first = u64::from(*turn);
-        let (parts, advance) = match self.striping {
+        let (parts, advance) = match self.params.striping {
             Striping::Message => (1, 1),
             Striping::Packet => (packets.min(ports), packets),
         };
@@ -206,7 +206,7 @@ impl Network {
             self.parts_sending
                 .insert((src, whole.message), (parts as u32, 0));
         }
-        let last_payload = whole.bytes - (packets - 1) * self.mtu_bytes;
+        let last_payload = whole.bytes - (packets - 1) * self.params.mtu_bytes;
         for j in 0..parts {
             let port = ((first + j) % ports) as u32;
             let count = (packets - j).div_ceil(ports);
@@ -214,7 +214,8 @@ impl Network {
                 whole.bytes
             } else {
                 let holds_last = (packets - 1) % ports == j;
-                count * self.mtu_bytes - u64::from(holds_last) * (self.mtu_bytes - last_payload)
+                count * self.params.mtu_bytes
+                    - u64::from(holds_last) * (self.params.mtu_bytes - last_payload)
             };
             let part = OutMessage {
                 bytes,
@@ -250,7 +251,7 @@ impl Network {
             self.add_measured_routes(src, dst, packet_count);
             let counters = &mut self.endpoint_counters[src as usize];
             counters.generated_packets += packet_count;
-            counters.generated_bytes += bytes + packet_count * self.header_bytes;
+            counters.generated_bytes += bytes + packet_count * self.params.header_bytes;
         }
         self.nics[src as usize].queue.push_back(message);
     }
@@ -268,31 +269,31 @@ impl Network {
     fn head_packet_wire_bytes(&self, e: u32) -> u64 {
         let nic = &self.nics[e as usize];
         let head = nic.queue.front().expect("a message is queued");
-        (head.bytes - nic.cut_bytes).min(self.mtu_bytes) + self.header_bytes
+        (head.bytes - nic.cut_bytes).min(self.params.mtu_bytes) + self.params.header_bytes
     }
 
     /// When NIC `e`'s injection cap and packet-rate limit let its next packet start (`now` if
     /// it may start now): the bytes started in the current window plus this packet must fit
     /// the cap, or the packet waits for the next window; likewise for the packet count.
     fn cap_allows_at(&mut self, now: Time, e: u32) -> Time {
-        let rate_at = match self.nic_packet_rate {
+        let rate_at = match self.params.nic_packet_rate {
             Some(rate) => self.nic_limits[e as usize].rate.allows_at(now, rate),
             None => now,
         };
-        if self.injection_cap_bytes == 0 || rate_at > now {
+        if self.params.injection_cap_bytes == 0 || rate_at > now {
             return rate_at;
         }
-        let window = now / self.injection_cap_window_ps;
+        let window = now / self.params.injection_cap_window_ps;
         let bytes = self.head_packet_wire_bytes(e);
         let limits = &mut self.nic_limits[e as usize];
         if limits.cap_window != window {
             limits.cap_window = window;
             limits.cap_used_bytes = 0;
         }
-        if limits.cap_used_bytes + bytes <= self.injection_cap_bytes {
+        if limits.cap_used_bytes + bytes <= self.params.injection_cap_bytes {
             now
         } else {
-            (window + 1) * self.injection_cap_window_ps
+            (window + 1) * self.params.injection_cap_window_ps
         }
     }
 
@@ -302,18 +303,18 @@ impl Network {
     /// on some VC, and wakes itself when there is something to do next.
     pub(super) fn try_inject(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
-        if self.node_ports > 1 {
+        if self.params.node_ports > 1 {
             self.draw_for_node(now, e, false, sched);
         } else if self.nics[ei].queue.is_empty() && self.nics[ei].next_gen <= now {
             self.materialize(now, e);
         }
         let nic = &self.nics[ei];
-        let throttled =
-            self.max_outstanding != 0 && self.nic_limits[ei].outstanding >= self.max_outstanding;
+        let throttled = self.params.max_outstanding != 0
+            && self.nic_limits[ei].outstanding >= self.params.max_outstanding;
         let eligible_at = nic
             .queue
             .front()
-            .map_or(NEVER, |m| m.gen_ps + self.eligibility_delay_ps);
+            .map_or(NEVER, |m| m.gen_ps + self.params.eligibility_delay_ps);
         let mut blocked_until = nic.free_at.max(eligible_at);
         if blocked_until <= now {
             blocked_until = self.cap_allows_at(now, e);
@@ -322,7 +323,7 @@ impl Network {
                 blocked_until = NEVER;
             }
         }
-        if self.node_ports > 1 && self.nics[ei].queue.is_empty() {
+        if self.params.node_ports > 1 && self.nics[ei].queue.is_empty() {
             // The port its node's next message takes may have just become idle.
             self.draw_for_node(now, e, true, sched);
         }
@@ -331,7 +332,7 @@ impl Network {
             // Link busy, message not yet eligible or cap reached: wake then. Otherwise a
             // NicCredit or a NicAck will come.
             Some(m) => {
-                let eligible_at = m.gen_ps + self.eligibility_delay_ps;
+                let eligible_at = m.gen_ps + self.params.eligibility_delay_ps;
                 if blocked_until != NEVER && blocked_until > now {
                     blocked_until
                 } else if nic.free_at > now || eligible_at > now {
@@ -341,7 +342,7 @@ impl Network {
                 }
             }
             // A node with several ports wakes for its source in `draw_for_node`.
-            None if nic.next_gen == NEVER || self.node_ports > 1 => NEVER,
+            None if nic.next_gen == NEVER || self.params.node_ports > 1 => NEVER,
             None => nic.next_gen.max(nic.free_at),
         };
         self.wake_nic(now, e, wake, sched);
@@ -375,9 +376,9 @@ impl Network {
         if self.synthetic.is_none() {
             return;
         }
-        let node = e % self.nodes;
+        let node = e % self.params.nodes;
         let turn_idle = |net: &Network| {
-            let port = net.port_turn[node as usize] * net.nodes + node;
+            let port = net.port_turn[node as usize] * net.params.nodes + node;
             net.nics[port as usize].queue.is_empty()
         };
         while self.nics[node as usize].next_gen <= now && turn_idle(self) {
@@ -399,8 +400,8 @@ impl Network {
         settling: Option<u32>,
         sched: &mut Scheduler<NetEvent>,
     ) {
-        for p in 0..self.node_ports {
-            let port = p * self.nodes + node;
+        for p in 0..self.params.node_ports {
+            let port = p * self.params.nodes + node;
             if Some(port) != settling && !self.nics[port as usize].queue.is_empty() {
                 self.wake_nic(now, port, now, sched);
             }
@@ -410,10 +411,10 @@ impl Network {
     /// The node a NIC port belongs to.
     #[inline]
     pub(super) fn node_of(&self, port: u32) -> u32 {
-        if self.node_ports == 1 {
+        if self.params.node_ports == 1 {
             port
         } else {
-            port % self.nodes
+            port % self.params.nodes
         }
     }
 
@@ -423,13 +424,13 @@ impl Network {
         let ei = e as usize;
         let head = *self.nics[ei].queue.front().expect("a message is queued");
         let cut = self.nics[ei].cut_bytes;
-        let payload = (head.bytes - cut).min(self.mtu_bytes);
-        let bytes = (payload + self.header_bytes) as u32;
+        let payload = (head.bytes - cut).min(self.params.mtu_bytes);
+        let bytes = (payload + self.params.header_bytes) as u32;
         // A message class enters its own VCs (the lower ones when there is one class).
-        let class_first_vc = usize::from(head.class) * self.response_vc_offset;
-        let first = ei * self.vcs + class_first_vc;
-        let credits = &mut self.nic_credits[first..first + self.injection_vcs];
-        let Some(class_vc) = (0..self.injection_vcs)
+        let class_first_vc = usize::from(head.class) * self.params.response_vc_offset;
+        let first = ei * self.params.vcs + class_first_vc;
+        let credits = &mut self.nic_credits[first..first + self.params.injection_vcs];
+        let Some(class_vc) = (0..self.params.injection_vcs)
             .filter(|&v| credits[v] >= bytes)
             .max_by_key(|&v| (credits[v], std::cmp::Reverse(v)))
         else {
@@ -437,15 +438,15 @@ impl Network {
         };
         credits[class_vc] -= bytes;
         let vc = class_first_vc + class_vc;
-        let index = (cut / self.mtu_bytes) as u32;
+        let index = (cut / self.params.mtu_bytes) as u32;
         let packets = self.packets_of(head.bytes) as u32;
-        let ser = self.nic_link.serialization_ps(bytes);
+        let ser = self.params.nic_link.serialization_ps(bytes);
         let tail_out = now + ser;
         let (dst_router, _) = self.topology.endpoint_attachment(head.dst);
         let id = self.packets.alloc(Packet {
             gen_ps: head.gen_ps,
             inject_ps: now,
-            tail_ps: tail_out + self.nic_link.latency_ps,
+            tail_ps: tail_out + self.params.nic_link.latency_ps,
             next: NO_PACKET,
             src: e,
             dst: head.dst,
@@ -459,13 +460,13 @@ impl Network {
             route_phase: 0,
             route_random: route_random(e, head.gen_ps, index),
         });
-        if self.injection_cap_bytes != 0 {
+        if self.params.injection_cap_bytes != 0 {
             self.nic_limits[ei].cap_used_bytes += u64::from(bytes);
         }
-        if self.nic_packet_rate.is_some() {
+        if self.params.nic_packet_rate.is_some() {
             self.nic_limits[ei].rate.take();
         }
-        if self.max_outstanding != 0 {
+        if self.params.max_outstanding != 0 {
             self.nic_limits[ei].outstanding += 1;
         }
         let nic = &mut self.nics[ei];
@@ -494,7 +495,7 @@ impl Network {
         }
         let (router, port) = self.topology.endpoint_attachment(e);
         sched.schedule(
-            now + self.nic_link.latency_ps + self.router_latency_ps,
+            now + self.params.nic_link.latency_ps + self.params.router_latency_ps,
             self.nic_entity(e),
             router,
             NetEvent::Arrive {
@@ -516,8 +517,8 @@ impl Network {
         sched: &mut Scheduler<NetEvent>,
     ) {
         let mut tail_ps = tail_ps;
-        if self.node_ports > 1 {
-            let key = (e % self.nodes, token);
+        if self.params.node_ports > 1 {
+            let key = (e % self.params.nodes, token);
             if let Some((left, latest)) = self.parts_sending.get_mut(&key) {
                 *left -= 1;
                 *latest = (*latest).max(tail_ps);
@@ -551,7 +552,7 @@ impl Network {
                 .iter()
                 .map(|m| self.packets_of(m.bytes))
                 .sum::<u64>()
-                - nic.cut_bytes / self.mtu_bytes;
+                - nic.cut_bytes / self.params.mtu_bytes;
             while self.nics[ei].next_gen < end {
                 let due = self.nics[ei].next_gen;
                 let source = self
@@ -571,7 +572,7 @@ impl Network {
                     self.add_measured_routes(e, dst, packets);
                     let counters = &mut self.endpoint_counters[ei];
                     counters.generated_packets += packets;
-                    counters.generated_bytes += message_bytes + packets * self.header_bytes;
+                    counters.generated_bytes += message_bytes + packets * self.params.header_bytes;
                 }
                 self.advance_generation(e, due);
             }
@@ -604,12 +605,12 @@ impl Network {
             counters.received_packets += 1;
             counters.received_bytes += u64::from(packet.bytes);
         }
-        if self.max_outstanding != 0 {
+        if self.params.max_outstanding != 0 {
             // The end-to-end acknowledgement that frees a throttle slot at the source.
             let source = self.nic_entity(packet.src);
             self.send(
                 sched,
-                now + self.nic_link.latency_ps,
+                now + self.params.nic_link.latency_ps,
                 self.nic_entity(e),
                 source,
                 NetEvent::NicAck,
@@ -682,7 +683,7 @@ impl Network {
         let burst = self.burst.as_mut().expect("burst mode");
         burst.delivered = 0;
         let budget = burst.packets_per_burst;
-        for e in 0..self.nodes {
+        for e in 0..self.params.nodes {
             let silent = self.synthetic.as_ref().is_some_and(|s| s.silent(e));
             if !self.owns_nic(e) || silent {
                 continue;

@@ -221,9 +221,7 @@ impl Network {
                 config: Arc::clone(&self.config),
                 topology: Arc::clone(&self.topology),
                 node_topology: Arc::clone(&self.node_topology),
-                nodes: self.nodes,
-                node_ports: self.node_ports,
-                striping: self.striping,
+                params: self.params,
                 port_turn: self.port_turn.view(),
                 parts_sending: Default::default(),
                 routing: Arc::clone(&self.routing),
@@ -232,38 +230,14 @@ impl Network {
                 // SAFETY: as for the network's arrays; hosts go with their endpoints' NICs.
                 host: self.host.as_ref().map(|h| h.worker(me, parts)),
                 actions: Vec::new(),
-                mtu_bytes: self.mtu_bytes,
-                injection_vcs: self.injection_vcs,
-                class_vcs: self.class_vcs,
-                response_vc_offset: self.response_vc_offset,
-                responses_first: self.responses_first,
-                header_bytes: self.header_bytes,
-                max_outstanding: self.max_outstanding,
-                eligibility_delay_ps: self.eligibility_delay_ps,
-                injection_cap_bytes: self.injection_cap_bytes,
-                injection_cap_window_ps: self.injection_cap_window_ps,
-                nic_packet_rate: self.nic_packet_rate,
-                router_packet_rate: self.router_packet_rate,
                 router_rate_windows: self.router_rate_windows.view(),
-                closed: self.closed,
-                routers: self.routers,
-                ports: self.ports,
-                vcs: self.vcs,
-                vc_bits: self.vc_bits,
-                request_words: self.request_words,
-                router_latency_ps: self.router_latency_ps,
-                router_output_latency_ps: self.router_output_latency_ps,
-                arbitration: self.arbitration,
-                in_transit_priority: self.in_transit_priority,
                 class_links: self.class_links.clone(),
-                nic_link: self.nic_link,
                 port_class: self.port_class.view(),
                 input_blocks: self.input_blocks.view(),
-                inputs: InputPool::new(self.vcs),
+                inputs: InputPool::new(self.params.vcs),
                 outputs: self.outputs.view(),
                 output_blocks: self.output_blocks.view(),
-                output_pool: OutputPool::new(self.vcs, self.request_words),
-                prefetch_blocks: self.prefetch_blocks,
+                output_pool: OutputPool::new(self.params.vcs, self.params.request_words),
                 nics: self.nics.view(),
                 nic_limits: self.nic_limits.view(),
                 nic_credits: self.nic_credits.view(),
@@ -272,17 +246,11 @@ impl Network {
                 source_latency: self.source_latency.view(),
                 packets: PacketArena::default(),
                 reassembly: Default::default(),
-                generation_end: self.generation_end,
                 stats: Stats::new(self.stats.window_start, self.stats.window_end),
                 recorder: self.recorder.clone(),
-                dirty_outputs: Vec::with_capacity(self.ports),
-                is_dirty: vec![false; self.ports],
+                dirty_outputs: Vec::with_capacity(self.params.ports),
+                is_dirty: vec![false; self.params.ports],
                 candidates: Candidates::new(),
-                vc_buffer_bytes: self.vc_buffer_bytes,
-                escape_vcs: self.escape_vcs,
-                threshold_bytes: self.threshold_bytes,
-                global_view: self.global_view,
-                bubble: self.bubble,
                 blocked: Vec::new(),
                 peak_packets: 0,
                 remote: Some(Box::new(Remote {
@@ -298,11 +266,11 @@ impl Network {
     /// `source_queue` holds the packets waiting at each of its sources.
     pub(super) fn share(&self, source_queue: Vec<u64>, waited_s: f64) -> RankShare {
         let endpoints = self.topology.num_endpoints();
-        let owned_ports = (0..self.routers)
+        let owned_ports = (0..self.params.routers)
             .filter(|&r| self.owns_router(r))
             .flat_map(|r| {
-                let base = r as usize * self.ports;
-                base..base + self.ports
+                let base = r as usize * self.params.ports;
+                base..base + self.params.ports
             });
         RankShare {
             waited_s,
@@ -373,16 +341,16 @@ impl Network {
     /// deadlock report names the credits upstream of a stuck channel, which another may hold.
     /// Only outputs in use can be short of credits.
     pub(super) fn own_credits(&self) -> Vec<(u32, u32)> {
-        (0..self.routers)
+        (0..self.params.routers)
             .filter(|&r| self.owns_router(r))
             .flat_map(|r| {
-                let at = r as usize * self.ports;
-                at..at + self.ports
+                let at = r as usize * self.params.ports;
+                at..at + self.params.ports
             })
             .filter(|&i| self.output_blocks[i] != NO_BLOCK)
             .flat_map(|i| {
                 let credits = self.output_pool.credits(self.output_blocks[i]);
-                (0..self.vcs).map(move |v| ((i * self.vcs + v) as u32, credits[v]))
+                (0..self.params.vcs).map(move |v| ((i * self.params.vcs + v) as u32, credits[v]))
             })
             .collect()
     }

@@ -85,10 +85,10 @@ impl Network {
         &mut self,
         source_queue_packets: Vec<u64>,
     ) -> (Option<Vec<EndpointCounters>>, Vec<u64>) {
-        if self.node_ports == 1 {
+        if self.params.node_ports == 1 {
             return (None, source_queue_packets);
         }
-        let nodes = self.nodes as usize;
+        let nodes = self.params.nodes as usize;
         let ports: Vec<EndpointCounters> = self.endpoint_counters.iter().copied().collect();
         let mut queued = vec![0; nodes];
         for (port, counters) in ports.iter().enumerate() {
@@ -112,8 +112,8 @@ impl Network {
 
     /// The injection link of a node: its ports' bandwidth together.
     fn node_link(&self) -> PortLink {
-        let mut link = self.nic_link;
-        link.bytes_per_s *= u64::from(self.node_ports);
+        let mut link = self.params.nic_link;
+        link.bytes_per_s *= u64::from(self.params.node_ports);
         link
     }
 
@@ -125,7 +125,7 @@ impl Network {
         source_queue_packets: Vec<u64>,
     ) -> RunOutput {
         let (events, wall_s) = (engine.events, engine.wall_s);
-        let planes = self.node_ports;
+        let planes = self.params.node_ports;
         let (port_counters, source_queue_packets) =
             self.fold_ports_into_nodes(source_queue_packets);
         let (burst_starts_ps, burst_ends_ps) = self
@@ -143,7 +143,7 @@ impl Network {
             .iter()
             .filter(|&&c| c != NIC_CLASS && c != NO_LINK)
             .count() as u64;
-        sum.set("endpoints", Value::U64(u64::from(self.nodes)));
+        sum.set("endpoints", Value::U64(u64::from(self.params.nodes)));
         sum.set("planes", Value::U64(u64::from(planes)));
         sum.set(
             "traffic_matrix_level",
@@ -162,7 +162,7 @@ impl Network {
                 self.node_topology.as_ref(),
             )),
         );
-        let mode = if self.closed {
+        let mode = if self.params.closed {
             "closed"
         } else if self.config.run.duration_ps.is_some() {
             "fixed"
@@ -375,7 +375,7 @@ impl Network {
             );
         }
         if let Some(ports) = &port_counters {
-            let nodes = self.nodes as usize;
+            let nodes = self.params.nodes as usize;
             let (min, _, max) = min_mean_max(
                 ports
                     .chunks(nodes)
@@ -384,7 +384,7 @@ impl Network {
             sum.set("plane_packets_injected_min", Value::U64(min as u64));
             sum.set("plane_packets_injected_max", Value::U64(max as u64));
         }
-        let endpoints = self.nodes;
+        let endpoints = self.params.nodes;
         let HostResults {
             jobs,
             endpoint_columns: host_endpoint_columns,
@@ -397,7 +397,7 @@ impl Network {
             summary: sum,
             class_names: self.topology.link_class_names(),
             topology: self.topology,
-            ports: self.ports,
+            ports: self.params.ports,
             port_class: self.port_class.into_vec(),
             nic_link: nic,
             window_ps,

@@ -18,7 +18,7 @@ struct Grant {
 impl Network {
     #[inline]
     pub(super) fn port_index(&self, router: u32, port: u16) -> usize {
-        router as usize * self.ports + usize::from(port)
+        router as usize * self.params.ports + usize::from(port)
     }
 
     /// The credits of every VC downstream of an idle output: a buffer each, or unlimited into
@@ -28,7 +28,7 @@ impl Network {
         match self.port_class[out_index] {
             NIC_CLASS => u32::MAX,
             NO_LINK => 0,
-            _ => self.vc_buffer_bytes,
+            _ => self.params.vc_buffer_bytes,
         }
     }
 
@@ -118,7 +118,7 @@ impl Network {
         let block = self.output_blocks[index];
         let credit = self.output_pool.credit_mut(block, usize::from(vc));
         *credit += bytes;
-        let back = *credit == self.vc_buffer_bytes;
+        let back = *credit == self.params.vc_buffer_bytes;
         if self.has_requests(index) {
             self.mark_dirty(port);
         } else if back {
@@ -161,7 +161,7 @@ impl Network {
         let packet = &self.packets[head];
         let (bytes, tail_ps) = (packet.bytes, packet.tail_ps);
         // A message class routes on its own copy of the plan's VCs.
-        let class_offset = usize::from(packet.class()) * self.response_vc_offset;
+        let class_offset = usize::from(packet.class()) * self.params.response_vc_offset;
         let query = RouteQuery {
             router,
             in_port: port,
@@ -169,7 +169,7 @@ impl Network {
             injected: self.port_class[in_index] == NIC_CLASS,
             dst_router: packet.dst_router,
             // Routings read it at the destination router (UGAL-G follows whole routes there).
-            dst_port: if router == packet.dst_router || self.global_view {
+            dst_port: if router == packet.dst_router || self.params.global_view {
                 self.topology.endpoint_attachment(packet.dst).1
             } else {
                 0
@@ -183,15 +183,16 @@ impl Network {
         if class_offset != 0 {
             self.candidates.shift_vcs(class_offset as u32);
         }
-        let base = router as usize * self.ports;
-        let escape_vcs = self.escape_vcs;
+        let base = router as usize * self.params.ports;
+        let escape_vcs = self.params.escape_vcs;
         let candidates = self.candidates.as_slice();
         let chosen = if escape {
             *candidates
                 .iter()
                 .find(|c| c.vc_mask & escape_vcs != 0)
                 .expect("an escape routing always offers its escape way")
-        } else if self.global_view && candidates.iter().any(|c| c.hops != candidates[0].hops) {
+        } else if self.params.global_view && candidates.iter().any(|c| c.hops != candidates[0].hops)
+        {
             let best = (0..candidates.len())
                 .min_by_key(|&i| self.route_cost(router, &query, &candidates[i], bytes))
                 .unwrap_or(0);
@@ -209,7 +210,7 @@ impl Network {
                 let vcs = if query.injected { c.vc_mask } else { u32::MAX };
                 self.queued_bytes(router, c.port, vcs)
             };
-            candidates[select(candidates, self.threshold_bytes, credits, queued)]
+            candidates[select(candidates, self.params.threshold_bytes, credits, queued)]
         };
         // The packet leaves on the chosen way, so its state changes now.
         self.packets[head].set_route(chosen.next);
@@ -228,7 +229,7 @@ impl Network {
         slot.vc_mask = chosen.vc_mask as u16;
         slot.bytes = bytes;
         slot.earliest_ps = earliest;
-        let request = usize::from(port) << self.vc_bits | usize::from(vc);
+        let request = usize::from(port) << self.params.vc_bits | usize::from(vc);
         let block = self.output_block(out_index);
         self.output_pool.requests_mut(block)[request / 64] |= 1 << (request % 64);
         self.mark_dirty(chosen.port);
@@ -244,10 +245,12 @@ impl Network {
     fn queued_bytes(&self, r: u32, port: u16, vc_mask: u32) -> u64 {
         let out_index = self.port_index(r, port);
         let held: u64 = vcs_in(vc_mask)
-            .filter(|&v| (v as usize) < self.vcs)
+            .filter(|&v| (v as usize) < self.params.vcs)
             .map(|v| {
-                let free = self.credit(out_index, v as usize).min(self.vc_buffer_bytes);
-                u64::from(self.vc_buffer_bytes - free)
+                let free = self
+                    .credit(out_index, v as usize)
+                    .min(self.params.vc_buffer_bytes);
+                u64::from(self.params.vc_buffer_bytes - free)
             })
             .sum();
         let block = self.output_blocks[out_index];
@@ -261,8 +264,8 @@ impl Network {
             .enumerate()
             .flat_map(|(w, &bits)| set_bits(bits).map(move |b| w * 64 + b as usize))
             .map(|input| {
-                let in_index = r as usize * self.ports + (input >> self.vc_bits);
-                self.input(in_index, input & ((1 << self.vc_bits) - 1))
+                let in_index = r as usize * self.params.ports + (input >> self.params.vc_bits);
+                self.input(in_index, input & ((1 << self.params.vc_bits) - 1))
             })
             .filter(|slot| u32::from(slot.vc_mask) & vc_mask != 0)
             .map(|slot| u64::from(slot.bytes))
@@ -278,7 +281,7 @@ impl Network {
     fn route_cost(&self, router: u32, query: &RouteQuery, way: &Candidate, bytes: u32) -> u64 {
         let shortest = self.candidates.as_slice().iter().map(|c| c.hops).min();
         let mut cost = if Some(way.hops) > shortest {
-            u64::from(self.threshold_bytes)
+            u64::from(self.params.threshold_bytes)
         } else {
             0
         };
@@ -362,7 +365,7 @@ impl Network {
             self.ensure_wake(now, router, port, free_at, sched);
             return;
         }
-        if let Some(rate) = self.router_packet_rate {
+        if let Some(rate) = self.params.router_packet_rate {
             let open_at = self.router_rate_windows[router as usize].allows_at(now, rate);
             if open_at > now {
                 self.ensure_wake(now, router, port, open_at, sched);
@@ -370,20 +373,22 @@ impl Network {
             }
         }
         let ejection = self.port_class[out_index] == NIC_CLASS;
-        let inputs = self.ports << self.vc_bits;
+        let inputs = self.params.ports << self.params.vc_bits;
         let start = self.outputs[out_index].rr as usize;
         debug_assert!(start < inputs);
-        let oldest_first = self.arbitration == Arbitration::Age;
+        let oldest_first = self.params.arbitration == Arbitration::Age;
         // IPR: with probability P, in-transit packets go first (a draw from the arbitration's
         // identity, so it does not depend on event order).
-        let ipr = self.in_transit_priority >= 1.0
-            || (self.in_transit_priority > 0.0
-                && arbitration_draw(router, port, now) < self.in_transit_priority);
+        let ipr = self.params.in_transit_priority >= 1.0
+            || (self.params.in_transit_priority > 0.0
+                && arbitration_draw(router, port, now) < self.params.in_transit_priority);
         // With one VC the two round-robin stages are one: the first eligible input wins.
-        let first_eligible_wins =
-            !oldest_first && !ipr && !self.responses_first && (ejection || self.vcs == 1);
-        let router_ports = router as usize * self.ports;
-        let vc_mask = (1 << self.vc_bits) - 1;
+        let first_eligible_wins = !oldest_first
+            && !ipr
+            && !self.params.responses_first
+            && (ejection || self.params.vcs == 1);
+        let router_ports = router as usize * self.params.ports;
+        let vc_mask = (1 << self.params.vc_bits) - 1;
         let credits = self.output_pool.credits(block);
         let turns = self.output_pool.turns(block);
         let requests = self.output_pool.requests(block);
@@ -403,7 +408,7 @@ impl Network {
         let (mut vc_ranks, mut vc_inputs, mut vcs_won) =
             ([u32::MAX; MAX_VCS], [0u32; MAX_VCS], 0u32);
         let mut next_ready = NEVER;
-        let words = self.request_words;
+        let words = self.params.request_words;
         'scan: for step in 0..=words {
             // (start / 64 + step) mod words, without a division
             let w = start / 64 + step;
@@ -417,7 +422,7 @@ impl Network {
             while bits != 0 {
                 let input = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let in_index = router_ports + (input >> self.vc_bits);
+                let in_index = router_ports + (input >> self.params.vc_bits);
                 let slot = self.input(in_index, input & vc_mask);
                 if slot.earliest_ps > now {
                     next_ready = next_ready.min(slot.earliest_ps);
@@ -434,17 +439,18 @@ impl Network {
                             .max_by_key(|&v| (credits[v as usize], std::cmp::Reverse(v)))
                     };
                     let mask = u32::from(slot.vc_mask);
-                    let escape = mask & self.escape_vcs;
+                    let escape = mask & self.params.escape_vcs;
                     let found = if escape == 0 {
                         fits(mask, slot.bytes)
                     } else {
                         fits(mask & !escape, slot.bytes).or_else(|| {
                             // The input's VC in its message class's copy of the plan.
-                            let in_vc = (input & vc_mask) % self.class_vcs;
-                            let room = match self.bubble {
+                            let in_vc = (input & vc_mask) % self.params.class_vcs;
+                            let room = match self.params.bubble {
                                 Some((bubble_vc, extra))
                                     if !(in_vc == usize::from(bubble_vc)
-                                        && (input >> self.vc_bits) ^ 1 == usize::from(port)) =>
+                                        && (input >> self.params.vc_bits) ^ 1
+                                            == usize::from(port)) =>
                                 {
                                     slot.bytes + extra
                                 }
@@ -456,7 +462,7 @@ impl Network {
                     match found {
                         Some(v) => v as u8,
                         None => {
-                            if self.escape_vcs != 0 && escape == 0 {
+                            if self.params.escape_vcs != 0 && escape == 0 {
                                 self.blocked.push(input);
                             }
                             continue;
@@ -468,7 +474,8 @@ impl Network {
                     break 'scan;
                 }
                 let injected = ipr && self.port_class[in_index] == NIC_CLASS;
-                let request = self.responses_first && self.packets[slot.queue.head].class() == 0;
+                let request =
+                    self.params.responses_first && self.packets[slot.queue.head].class() == 0;
                 let deferred = u32::from(request) << 1 | u32::from(injected);
                 if oldest_first {
                     let key = (deferred, self.packets[slot.queue.head].gen_ps);
@@ -511,8 +518,8 @@ impl Network {
         while let Some(input) = self.blocked.pop() {
             self.output_pool.requests_mut(block)[input / 64] &= !(1 << (input % 64));
             let (in_port, in_vc) = (
-                (input >> self.vc_bits) as u16,
-                (input & ((1 << self.vc_bits) - 1)) as u8,
+                (input >> self.params.vc_bits) as u16,
+                (input & ((1 << self.params.vc_bits) - 1)) as u8,
             );
             self.route_head(now, router, in_port, in_vc, true);
         }
@@ -529,8 +536,8 @@ impl Network {
     ) {
         let out_index = self.port_index(router, port);
         let (in_port, in_vc) = (
-            (grant.input >> self.vc_bits) as u16,
-            (grant.input & ((1 << self.vc_bits) - 1)) as u8,
+            (grant.input >> self.params.vc_bits) as u16,
+            (grant.input & ((1 << self.params.vc_bits) - 1)) as u8,
         );
         let in_index = self.port_index(router, in_port);
         let block = self.input_blocks[in_index];
@@ -538,7 +545,7 @@ impl Network {
         let id = slot.queue.pop(&self.packets);
         let bytes = slot.bytes;
         let more = !slot.queue.is_empty();
-        if self.router_packet_rate.is_some() {
+        if self.params.router_packet_rate.is_some() {
             self.router_rate_windows[router as usize].take();
         }
         let out_block = self.output_blocks[out_index];
@@ -550,7 +557,7 @@ impl Network {
         let in_window = self.in_window(now);
         *self.output_pool.free_at_mut(out_block) = tail_out;
         let next = grant.input + 1;
-        let next = if next == self.ports << self.vc_bits {
+        let next = if next == self.params.ports << self.params.vc_bits {
             0
         } else {
             next as u32
@@ -604,13 +611,14 @@ impl Network {
                     .output_pool
                     .credit_mut(out_block, usize::from(grant.vc)) -= bytes;
                 let packet = &mut self.packets[id];
-                packet.tail_ps = tail_out + self.router_output_latency_ps + out_link.latency_ps;
+                packet.tail_ps =
+                    tail_out + self.params.router_output_latency_ps + out_link.latency_ps;
                 packet.hops += 1;
                 self.send(
                     sched,
-                    now + self.router_output_latency_ps
+                    now + self.params.router_output_latency_ps
                         + out_link.latency_ps
-                        + self.router_latency_ps,
+                        + self.params.router_latency_ps,
                     router,
                     down,
                     NetEvent::Arrive {
@@ -621,7 +629,7 @@ impl Network {
                 );
             }
             Peer::Endpoint(e) => sched.schedule(
-                tail_out + self.router_output_latency_ps + out_link.latency_ps,
+                tail_out + self.params.router_output_latency_ps + out_link.latency_ps,
                 router,
                 self.nic_entity(e),
                 NetEvent::Deliver { packet: id },
