@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -19,6 +20,10 @@ ConfigSource = Config | Mapping[str, Any] | str | os.PathLike[str]
 U32_MAX = 2**32 - 1
 DRAIN_LIMIT_WINDOWS = 20
 """run.drain_limit defaults to this many times warmup + measure (as in the core)."""
+SPARSE_WINDOW_EVENTS = 100
+"""A run on several workers whose windows held fewer events per worker than this is warned
+about: at 0.25 to 0.4 us per event, a window's work is then no longer than its two barriers
+(a few us each), so fewer workers would likely run faster (BENCHMARKS.md, parallel engine)."""
 
 
 def _count(name: str, value: Any, least: int) -> int:
@@ -72,7 +77,26 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
         shown = progress if distributed.rank() == 0 else False
         with ProgressDisplay(shown, drain_limit_ps=_drain_limit_ps(config)) as callback:
             run = _core.run(config_json, callback, comm=comm)
-    return Result(config, run)
+    result = Result(config, run)
+    if distributed.rank() == 0:
+        _warn_if_sparse(result.summary)
+    return result
+
+
+def _warn_if_sparse(summary: Mapping[str, Any]) -> None:
+    """Warns when a parallel run's windows were too sparse to pay for their synchronisation."""
+    workers = summary["threads"] * summary["processes"]
+    if workers < 2:
+        return
+    per_worker = summary["events_per_window"] / workers
+    if per_worker < SPARSE_WINDOW_EVENTS:
+        warnings.warn(
+            f"the parallel run's windows held {per_worker:.0f} events per worker on average "
+            f"({workers} workers, lookahead {summary['lookahead_ns']:g} ns), fewer than "
+            f"{SPARSE_WINDOW_EVENTS}: synchronising each window costs about as much as its work, "
+            "so fewer workers would likely be faster (docs/parallel.md, When it pays)",
+            stacklevel=3,
+        )
 
 
 def _drain_limit_ps(config: Config) -> int | None:

@@ -2,6 +2,7 @@
 its answer; the keys it cannot take are refused by name."""
 
 import json
+import warnings
 
 import pytest
 from samples import ENGINE_KEYS
@@ -109,3 +110,19 @@ def test_message_passing_jobs_give_the_sequential_jobs_table_on_two_threads():
     assert two.jobs.equals(one.jobs)
     # Rendezvous messages (24 KiB, above the 16 KiB eager limit) and eager ones both finished.
     assert (one.jobs["bytes_sent"] > 0).all()
+
+
+def test_a_run_whose_windows_are_too_sparse_for_its_workers_is_warned_about():
+    # 8x8 torus, 20 ns lookahead: at load 0.6 a window holds thousands of events per worker;
+    # at 0.002 a handful, and synchronising the windows costs more than their work.
+    sparse = {**CONFIG, "traffic": {"pattern": "uniform", "load": 0.002}, "threads": 2}
+    with pytest.warns(UserWarning, match="fewer workers would likely be faster") as caught:
+        result = exanet.simulate(sparse, progress=False)
+    s = result.summary
+    assert s["events_per_window"] / 2 < exanet.api.SPARSE_WINDOW_EVENTS
+    assert f"{s['events_per_window'] / 2:.0f} events per worker" in str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dense = exanet.simulate({**CONFIG, "threads": 2}, progress=False).summary
+        exanet.simulate({**sparse, "threads": 1}, progress=False)
+    assert dense["events_per_window"] / 2 >= exanet.api.SPARSE_WINDOW_EVENTS
