@@ -96,8 +96,15 @@ def steady_state_note(summary: Mapping[str, Any]) -> str | None:
 def headline_table(summary: Mapping[str, Any], title: str | None = None) -> Table:
     """The key figures of a run summary; summary.json holds every statistic."""
     s = summary
+    planes = s.get("planes", 1)
+    endpoints = f"{s['endpoints']:,}"
+    if planes > 1:
+        endpoints += (
+            f" nodes x {planes} NIC ports (plane packets {s['plane_packets_injected_min']:,} to "
+            f"{s['plane_packets_injected_max']:,})"
+        )
     rows = (
-        ("endpoints", f"{s['endpoints']:,}"),
+        ("endpoints", endpoints),
         (
             "simulated",
             f"{s['sim_time_ns']:,.0f} ns ({s['mode']}, {s['window_ns']:,.0f} ns measured)",

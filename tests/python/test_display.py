@@ -54,3 +54,19 @@ def test_headline_table_of_a_threads_run_shows_its_operations():
     assert "6,724 ns (2,560 operations, 23.79 per us per endpoint)" in text
     assert "548.9 / 538.1 / 842.8 ns" in text
     assert "88.2% / 2 per lane" in text
+
+
+def test_headline_table_of_a_multi_plane_run_counts_nodes_and_ports():
+    planes = {
+        **SUMMARY,
+        "endpoints": 32,
+        "planes": 2,
+        "plane_packets_injected_min": 8064,
+        "plane_packets_injected_max": 8066,
+    }
+    output = io.StringIO()
+    Console(file=output, width=160).print(headline_table(planes, title="t"))
+    assert "32 nodes x 2 NIC ports (plane packets 8,064 to 8,066)" in output.getvalue()
+    output = io.StringIO()
+    Console(file=output, width=160).print(headline_table({**SUMMARY, "planes": 1}, title="t"))
+    assert "NIC ports" not in output.getvalue()
