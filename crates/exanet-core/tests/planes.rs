@@ -330,3 +330,29 @@ fn a_rail_optimized_tree_carries_uniform_traffic_as_well_as_the_same_tree_with_o
         "rails {rails} vs one port {single}"
     );
 }
+
+#[test]
+fn a_backlogged_multi_plane_run_counts_its_waiting_packets_at_minimal_routes() {
+    // Beyond saturation the sources keep messages they could not send; each counts at its
+    // minimal route between nodes (at most the diameter, 2), as on one plane.
+    for planes in [1, 2] {
+        let out = run_ok(&with(&[
+            ("topology", tree(planes, "separate")),
+            ("routing", json!({"kind": "minimal"})),
+            ("traffic.pattern", json!("hotspot")),
+            ("traffic.hotspot_fraction", json!(0.5)),
+            ("traffic.load", json!(0.9)),
+        ]));
+        let s = &out.summary;
+        let waiting = column_u64(&out.endpoints(), "source_queue_packets");
+        assert!(
+            waiting.iter().sum::<u64>() > 1000,
+            "{planes} planes: no backlog"
+        );
+        let hops = s.f64("hops_mean");
+        assert!(
+            (1.0..=2.0).contains(&hops),
+            "{planes} planes: hops_mean {hops}"
+        );
+    }
+}

@@ -561,7 +561,9 @@ impl Network {
                     .expect("only synthetic sources generate");
                 // Same draws as if the message were sent, so the stream stays the same.
                 let rng = &mut self.nics[ei].rng;
-                let dst = source.pattern.destination(e, self.topology.as_ref(), rng);
+                let dst = source
+                    .pattern
+                    .destination(e, self.node_topology.as_ref(), rng);
                 let message_bytes = source.message_bytes(rng);
                 let packets = self.packets_of(message_bytes);
                 backlog += packets;
