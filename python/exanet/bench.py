@@ -1,11 +1,15 @@
 """Benchmark suite: packet-hops/s, events/s and peak memory per endpoint (docs/architecture.md
 §14).
 
-    python -m exanet.bench [--only a,b] [--quick] [--json PATH]
+    python -m exanet.bench [--only a,b] [--quick] [--json PATH] [--compare REF.json]
+    python -m exanet.bench --compare REF.json --against NEW.json
 
 Each scenario runs in a fresh child process, so that its peak RSS is its own; a child that only
 imports exanet gives the baseline subtracted before dividing by the number of endpoints. Children
 ask the core for the summary only, so the figures measure the simulator, not its result tables.
+`--compare` prints each scenario's figures against a recorded run (`--json`) as after / before
+ratios: of this run, or of another recorded one (`--against`, nothing simulated).
+
 """
 
 from __future__ import annotations
@@ -286,6 +290,72 @@ def _rows_table(rows: list[dict[str, Any]]) -> Table:
     return table
 
 
+#: Figures compared between two recorded runs: (column, what a ratio above 1 means).
+COMPARED = (
+    ("packet_hops_per_s", "faster"),
+    ("events_per_s", "faster"),
+    ("wall_s", "slower"),
+    ("bytes_per_endpoint", "more memory"),
+)
+
+
+def compare_rows(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per scenario (and thread count) recorded in both runs: each COMPARED figure's
+    after / before ratio, and whether the two simulated the same work (equal packet-hops; a
+    change that moves them changed the results, and its speed ratios compare different runs)."""
+    earlier = {(row["scenario"], row["threads"]): row for row in before}
+    rows = []
+    for row in after:
+        old = earlier.get((row["scenario"], row["threads"]))
+        if old is None:
+            continue
+        ratios = {
+            f"{column}_ratio": row[column] / old[column] if old[column] else math.nan
+            for column, _ in COMPARED
+        }
+        same_work = row["packet_hops"] == old["packet_hops"]
+        key = {"scenario": row["scenario"], "threads": row["threads"]}
+        rows.append({**key, **ratios, "same_work": same_work})
+    return rows
+
+
+def _comparison_table(rows: list[dict[str, Any]], before: str) -> Table:
+    table = Table(title=f"after / before ({before})", header_style="bold")
+    table.add_column("scenario")
+    table.add_column("threads", justify="right")
+    for column, above_one in COMPARED:
+        table.add_column(f"{column} (> 1: {above_one})", justify="right")
+    table.add_column("same packet-hops")
+    for row in rows:
+        table.add_row(
+            row["scenario"],
+            str(row["threads"]),
+            *(f"{row[f'{column}_ratio']:.3f}x" for column, _ in COMPARED),
+            "yes" if row["same_work"] else "NO: results changed",
+        )
+    return table
+
+
+def _read_rows(path: Path, key: str) -> list[dict[str, Any]]:
+    """The rows of a run recorded with --json, or a clear error naming the option."""
+    try:
+        rows = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(
+            f"{path}: not a recorded benchmark run ({exc})", param_hint=key
+        ) from None
+    needed = {"scenario", "threads", "packet_hops", *(column for column, _ in COMPARED)}
+    if not isinstance(rows, list) or not all(
+        isinstance(row, dict) and needed <= row.keys() for row in rows
+    ):
+        raise typer.BadParameter(
+            f"{path}: expected the JSON list that --json writes, each row with "
+            f"{', '.join(sorted(needed))}",
+            param_hint=key,
+        )
+    return rows
+
+
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
 
@@ -316,6 +386,20 @@ def bench(
         int,
         typer.Option(min=1, help="Workers of the parallel engine for every scenario."),
     ] = 1,
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            help="A run recorded with --json: print after / before ratios against it.",
+            show_default=False,
+        ),
+    ] = None,
+    against: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --compare: the recorded run to compare instead of running (no simulation).",
+            show_default=False,
+        ),
+    ] = None,
     child: Annotated[str | None, typer.Option(hidden=True)] = None,
 ) -> None:
     """Measure simulator speed and memory: tori (a) 8x8, (b) 32x32, (c) 64x64x64, (d)
@@ -323,6 +407,13 @@ def bench(
     16,512-endpoint dragonfly (k)."""
     if child is not None:
         print(json.dumps(_run_child(child, quick, threads)))
+        return
+    if against is not None and compare is None:
+        raise typer.BadParameter("--against needs --compare REF.json", param_hint="--against")
+    before = None if compare is None else _read_rows(compare, "--compare")
+    if before is not None and against is not None:
+        after = _read_rows(against, "--against")
+        stdout.print(_comparison_table(compare_rows(before, after), str(compare)))
         return
     names = list(SCENARIOS) if only is None else [name.strip() for name in only.split(",")]
     unknown = [name for name in names if name not in SCENARIOS]
@@ -332,6 +423,8 @@ def bench(
     stdout.print(_rows_table(rows))
     if json_path is not None:
         json_path.write_text(json.dumps(rows, indent=2) + "\n")
+    if before is not None:
+        stdout.print(_comparison_table(compare_rows(before, rows), str(compare)))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
+import json
 import math
 
-from exanet.bench import QUICK_TIME_DIVISOR, SCENARIOS, scenario_config
+from typer.testing import CliRunner
+
+from exanet.bench import QUICK_TIME_DIVISOR, SCENARIOS, app, compare_rows, scenario_config
 from exanet.config import load
 
 
@@ -44,3 +47,48 @@ def test_quick_divides_job_messages():
     for big, small in zip(full.traffic.jobs, quick.traffic.jobs, strict=True):
         assert small.message == big.message // QUICK_TIME_DIVISOR
         assert (small.app, small.ranks) == (big.app, big.ranks)
+
+
+def _row(scenario, hops_per_s, wall_s, packet_hops=1000, threads=1):
+    return {
+        "scenario": scenario,
+        "threads": threads,
+        "packet_hops": packet_hops,
+        "packet_hops_per_s": hops_per_s,
+        "events_per_s": 2 * hops_per_s,
+        "wall_s": wall_s,
+        "bytes_per_endpoint": 500.0,
+    }
+
+
+def test_compare_gives_after_over_before_and_flags_changed_results():
+    before = [_row("a", 1e6, 2.0), _row("b", 4e6, 1.0), _row("c", 1e6, 1.0)]
+    after = [_row("a", 1.5e6, 1.5), _row("b", 2e6, 2.0, packet_hops=999), _row("d", 1e6, 1.0)]
+    rows = compare_rows(before, after)
+    assert [row["scenario"] for row in rows] == ["a", "b"]  # only scenarios in both
+    a, b = rows
+    assert a["packet_hops_per_s_ratio"] == 1.5
+    assert a["events_per_s_ratio"] == 1.5
+    assert a["wall_s_ratio"] == 0.75
+    assert a["bytes_per_endpoint_ratio"] == 1.0
+    assert a["same_work"] and not b["same_work"]
+    assert b["packet_hops_per_s_ratio"] == 0.5
+    # Another thread count is another measurement.
+    assert compare_rows(before, [_row("a", 1e6, 1.0, threads=2)]) == []
+
+
+def test_the_cli_compares_two_recorded_runs_without_simulating(tmp_path):
+    ref, new = tmp_path / "ref.json", tmp_path / "new.json"
+    ref.write_text(json.dumps([_row("a", 1e6, 2.0)]))
+    new.write_text(json.dumps([_row("a", 1.25e6, 1.6)]))
+    runner = CliRunner()
+    done = runner.invoke(app, ["--compare", str(ref), "--against", str(new)])
+    assert done.exit_code == 0, done.output
+    assert "1.250x" in done.output and "0.800x" in done.output and "yes" in done.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "rows"}')
+    done = runner.invoke(app, ["--compare", str(bad), "--against", str(new)])
+    assert done.exit_code != 0
+    assert "expected the JSON list that --json writes" in done.output
+    done = runner.invoke(app, ["--against", str(new)])
+    assert done.exit_code != 0 and "--against needs --compare" in done.output
