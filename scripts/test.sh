@@ -28,6 +28,6 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test -p exanet-core --locked
 
-python3 -m ruff format --check python tests examples
-python3 -m ruff check python tests examples
+python3 -m ruff format --check python tests examples scripts
+python3 -m ruff check python tests examples scripts
 python3 -m pytest tests/python
