@@ -133,27 +133,19 @@ pub enum TopologyConfig {
 impl TopologyConfig {
     /// For a network of disjoint planes: one plane's config, and the number of planes.
     pub fn single_plane(&self) -> Option<(TopologyConfig, u32)> {
-        match *self {
-            TopologyConfig::FatTree {
-                levels,
-                radix,
-                pods,
-                taper,
-                planes,
-                plane_wiring: PlaneWiring::Separate,
-            } if planes > 1 => Some((
-                TopologyConfig::FatTree {
-                    levels,
-                    radix,
-                    pods,
-                    taper,
-                    planes: 1,
-                    plane_wiring: PlaneWiring::Separate,
-                },
-                planes,
-            )),
-            _ => None,
+        let TopologyConfig::FatTree {
+            planes: count @ 2..,
+            plane_wiring: PlaneWiring::Separate,
+            ..
+        } = *self
+        else {
+            return None;
+        };
+        let mut plane = self.clone();
+        if let TopologyConfig::FatTree { planes, .. } = &mut plane {
+            *planes = 1;
         }
+        Some((plane, count))
     }
 }
 
