@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from exanet import distributed
 from exanet.api import simulate
 from exanet.cli import reporting_errors
 from exanet.display import format_si
@@ -223,11 +225,24 @@ def _run_child(name: str, quick: bool, threads: int) -> dict[str, Any]:
     return {**{key: summary[key] for key in _CHILD_FIGURES}, "messages_per_s": messages_per_s}
 
 
-def _spawn_child(name: str, quick: bool, threads: int = 1) -> tuple[dict[str, Any], int]:
-    """Run one child process; its measurements and its peak RSS in bytes."""
+def _spawn_child(
+    name: str, quick: bool, threads: int = 1, processes: int = 1
+) -> tuple[dict[str, Any], int]:
+    """Run one child process (with `processes` > 1, that many under `mpiexec`, one run across
+    processes); its measurements and its peak RSS in bytes (of the largest process: the
+    launcher waits for them all, and a wait reports the largest of a process tree)."""
     command = [sys.executable, "-m", "exanet.bench", "--child", name, "--threads", str(threads)]
     if quick:
         command.append("--quick")
+    if processes > 1:
+        launcher = shutil.which("mpiexec")
+        if launcher is None:
+            raise typer.BadParameter(
+                f"{processes}: runs across processes start under mpiexec, which is not on the "
+                "PATH (pip install 'exanet[mpi]' brings one)",
+                param_hint="--processes",
+            )
+        command = [launcher, "-n", str(processes), *command]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
         output = child.stdout.read()
         _, status, usage = os.wait4(child.pid, 0)
@@ -238,16 +253,17 @@ def _spawn_child(name: str, quick: bool, threads: int = 1) -> tuple[dict[str, An
 
 
 def run_benchmarks(
-    names: list[str], quick: bool, repeat: int = 1, threads: int = 1
+    names: list[str], quick: bool, repeat: int = 1, threads: int = 1, processes: int = 1
 ) -> list[dict[str, Any]]:
-    """Run scenarios `names` in child processes on `threads` workers, each `repeat` times; one
-    row per scenario with the median run (by wall time) and the largest peak RSS."""
-    _, baseline_rss_bytes = _spawn_child(BASELINE, quick)
+    """Run scenarios `names` in child processes on `threads` workers (in each of `processes`
+    processes), each `repeat` times; one row per scenario with the median run (by wall time)
+    and the largest peak RSS (of one process)."""
+    _, baseline_rss_bytes = _spawn_child(BASELINE, quick, processes=processes)
     rows = []
     for name in names:
         stdout.print(f"scenario {name}: {SCENARIOS[name].description}")
         runs = sorted(
-            (_spawn_child(name, quick, threads) for _ in range(repeat)),
+            (_spawn_child(name, quick, threads, processes) for _ in range(repeat)),
             key=lambda run: run[0]["wall_s"],
         )
         figures = runs[len(runs) // 2][0]
@@ -256,6 +272,7 @@ def run_benchmarks(
             {
                 "scenario": name,
                 "threads": threads,
+                "processes": processes,
                 **figures,
                 "peak_rss_mib": peak_rss_bytes / 2**20,
                 "bytes_per_endpoint": (peak_rss_bytes - baseline_rss_bytes) / figures["endpoints"],
@@ -267,6 +284,7 @@ def run_benchmarks(
 _COLUMN_FORMATS = {  # the columns of the benchmark table, in order
     "scenario": str,
     "threads": str,
+    "processes": str,
     "endpoints": "{:,}".format,
     "packet_hops": "{:,}".format,
     "wall_s": "{:.2f}".format,
@@ -303,10 +321,13 @@ def compare_rows(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> l
     """One row per scenario (and thread count) recorded in both runs: each COMPARED figure's
     after / before ratio, and whether the two simulated the same work (equal packet-hops; a
     change that moves them changed the results, and its speed ratios compare different runs)."""
-    earlier = {(row["scenario"], row["threads"]): row for row in before}
+    def key(row: dict[str, Any]) -> tuple[str, int, int]:
+        return row["scenario"], row["threads"], row.get("processes", 1)
+
+    earlier = {key(row): row for row in before}
     rows = []
     for row in after:
-        old = earlier.get((row["scenario"], row["threads"]))
+        old = earlier.get(key(row))
         if old is None:
             continue
         ratios = {
@@ -314,8 +335,9 @@ def compare_rows(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> l
             for column, _ in COMPARED
         }
         same_work = row["packet_hops"] == old["packet_hops"]
-        key = {"scenario": row["scenario"], "threads": row["threads"]}
-        rows.append({**key, **ratios, "same_work": same_work})
+        labels = {"scenario": row["scenario"], "threads": row["threads"]}
+        labels["processes"] = row.get("processes", 1)
+        rows.append({**labels, **ratios, "same_work": same_work})
     return rows
 
 
@@ -323,6 +345,7 @@ def _comparison_table(rows: list[dict[str, Any]], before: str) -> Table:
     table = Table(title=f"after / before ({before})", header_style="bold")
     table.add_column("scenario")
     table.add_column("threads", justify="right")
+    table.add_column("processes", justify="right")
     for column, above_one in COMPARED:
         table.add_column(f"{column} (> 1: {above_one})", justify="right")
     table.add_column("same packet-hops")
@@ -330,6 +353,7 @@ def _comparison_table(rows: list[dict[str, Any]], before: str) -> Table:
         table.add_row(
             row["scenario"],
             str(row["threads"]),
+            str(row["processes"]),
             *(f"{row[f'{column}_ratio']:.3f}x" for column, _ in COMPARED),
             "yes" if row["same_work"] else "NO: results changed",
         )
@@ -386,6 +410,14 @@ def bench(
         int,
         typer.Option(min=1, help="Workers of the parallel engine for every scenario."),
     ] = 1,
+    processes: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Run every scenario across this many processes, under mpiexec (peak RSS is "
+            "then the largest process's).",
+        ),
+    ] = 1,
     compare: Annotated[
         Path | None,
         typer.Option(
@@ -406,7 +438,9 @@ def bench(
     32x32x32x32 (1,048,576 endpoints); routing (e)-(h); message-passing jobs (i), (j); a
     16,512-endpoint dragonfly (k)."""
     if child is not None:
-        print(json.dumps(_run_child(child, quick, threads)))
+        figures = _run_child(child, quick, threads)
+        if distributed.rank() == 0:
+            print(json.dumps(figures))
         return
     if against is not None and compare is None:
         raise typer.BadParameter("--against needs --compare REF.json", param_hint="--against")
@@ -419,7 +453,7 @@ def bench(
     unknown = [name for name in names if name not in SCENARIOS]
     if unknown:
         raise typer.BadParameter(f"unknown scenarios {unknown}; choose from {list(SCENARIOS)}")
-    rows = run_benchmarks(names, quick, repeat, threads)
+    rows = run_benchmarks(names, quick, repeat, threads, processes)
     stdout.print(_rows_table(rows))
     if json_path is not None:
         json_path.write_text(json.dumps(rows, indent=2) + "\n")

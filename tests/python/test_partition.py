@@ -13,14 +13,15 @@ TORUS = {"kind": "torus", "dims": [16, 16]}
 def test_torus_slabs_cut_one_dimension_and_its_latency_is_the_lookahead():
     config = {
         "topology": TORUS,
-        "links": {"dim0": {"latency": "50ns"}, "dim1": {"latency": "10ns"}},
+        "links": {"dim0": {"latency": "10ns"}, "dim1": {"latency": "50ns"}},
         "traffic": {"load": 0.1},
     }
     split = exanet.partition(config, 4)
     assert split["method"] == "slabs"
     assert split["endpoints_per_part"] == [64, 64, 64, 64]
-    # Four slabs of a 16-ring: four boundaries, each cutting 16 dim0 links; no dim1 link is cut,
-    # so the window is dim0's 50 ns, not dim1's 10 ns.
+    # Four slabs of a 16-ring, across the last of the equally long dimensions: four boundaries,
+    # each cutting 16 dim1 links; no dim0 link is cut, so the window is dim1's 50 ns, not dim0's
+    # 10 ns.
     assert split["cut_links"] == 4 * 16
     assert split["lookahead_ps"] == 50_000
     assert exanet.partition(config, 1)["lookahead_ps"] is None

@@ -147,7 +147,8 @@ pub fn simulate_on(
     interval_s: f64,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunOutput, SimError> {
-    let mut output = network::Network::new(config)?.run(transport, interval_s, progress)?;
+    let mut output =
+        network::Network::on(config, transport)?.run(transport, interval_s, progress)?;
     if let config::TrafficConfig::Jobs(jobs) = &config.traffic {
         let topology = topology::build(&config.topology)?;
         let ideal = workload::jobs::build(jobs, topology.as_ref(), config.seed)?.run_ideal();
@@ -169,7 +170,7 @@ pub fn simulate_on(
                         alone: false,
                         ..jobs.clone()
                     });
-                    network::Network::new(&single)?
+                    network::Network::on(&single, transport)?
                         .run(transport, interval_s, progress)?
                         .jobs[0]
                         .completion_ps()

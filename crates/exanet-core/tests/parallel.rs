@@ -11,7 +11,7 @@ use common::{run, run_ok, with};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use exanet_core::parallel::{Loopback, Transport, TransportError};
-use exanet_core::stats::{Summary, Table, Value as Stat};
+use exanet_core::stats::{ColumnData, Summary, Table, Value as Stat};
 use exanet_core::{simulate_on, Config, RunOutput, SimError};
 use serde_json::{json, Value};
 
@@ -75,53 +75,102 @@ fn on_each_process(configs: &[Config]) -> Vec<Result<RunOutput, SimError>> {
     })
 }
 
+/// The rows of a table as text, each value exact (a float by its bits, a category by its
+/// label): rows of tables whose categories were numbered apart compare alike.
+fn row_texts(table: &Table) -> Vec<String> {
+    let rows = table.columns.first().map_or(0, |c| c.data.len());
+    (0..rows)
+        .map(|row| {
+            let values: Vec<String> = table
+                .columns
+                .iter()
+                .map(|c| {
+                    let value = match &c.data {
+                        ColumnData::U32(v) => u64::from(v[row]),
+                        ColumnData::I32(v) => v[row] as u64,
+                        ColumnData::U64(v) => v[row],
+                        ColumnData::F64(v) => v[row].to_bits(),
+                    };
+                    match &c.categories {
+                        Some(labels) => format!("{}={}", c.name, labels[value as usize]),
+                        None => format!("{}={value}", c.name),
+                    }
+                })
+                .collect();
+            values.join(",")
+        })
+        .collect()
+}
+
+/// The tables whose rows a process of a run across processes keeps for its own part only.
+const PART_TABLES: [usize; 2] = [0, 1];
+
+/// Checks one answer against the reference: the same summary, the same tables (for a process
+/// of a run across processes, the endpoints and links tables hold its own part's rows only:
+/// returned, for the caller to check that the parts add up to the whole).
+fn check_same(workers: &str, out: RunOutput, reference: &Everything) -> Vec<Vec<String>> {
+    let split_rows = out.summary.u64("processes") > 1;
+    assert!(out.summary.u64("windows") > 0);
+    assert!(out.summary.f64("lookahead_ns") > 0.0);
+    let (summary, tables) = everything(out);
+    let keys = |s: &Summary| s.entries.iter().map(|(k, _)| *k).collect::<Vec<_>>();
+    assert_eq!(keys(&summary), keys(&reference.0), "{workers}");
+    for ((key, value), (_, expected)) in summary.entries.iter().zip(&reference.0.entries) {
+        assert!(
+            same_value(value, expected),
+            "{key} on {workers}: {value:?} vs {expected:?}"
+        );
+    }
+    assert_eq!(tables.len(), reference.1.len());
+    let mut parts = Vec::new();
+    for (index, (table, expected)) in tables.iter().zip(&reference.1).enumerate() {
+        let names = |t: &Table| t.columns.iter().map(|c| c.name).collect::<Vec<_>>();
+        assert_eq!(names(table), names(expected), "{workers}");
+        if split_rows && PART_TABLES.contains(&index) {
+            parts.push(row_texts(table));
+            continue;
+        }
+        for (column, want) in table.columns.iter().zip(&expected.columns) {
+            // Bitwise: an empty group's mean is NaN on every split alike.
+            assert!(
+                column.data.to_le_bytes() == want.data.to_le_bytes()
+                    && column.categories == want.categories,
+                "column {} on {workers}: {column:?} vs {want:?}",
+                want.name
+            );
+        }
+    }
+    parts
+}
+
 /// Runs `changes` on 1, 2, 3, 4 and 8 threads and on 2 and 4 processes, and checks every
-/// answer (every process's) is the first.
+/// answer (every process's) is the first: the processes' rows of the endpoints and links
+/// tables together are exactly its rows, each row in one process.
 fn same_on_any_number_of_threads(changes: &[(&str, Value)]) -> Everything {
     let sequential = on_threads(changes, 1);
     assert_eq!(sequential.summary.u64("threads"), 1);
     let reference = everything(sequential);
-    let threaded = [2, 3, 4, 8].map(|threads| {
+    for threads in [2, 3, 4, 8] {
         let out = on_threads(changes, threads);
         assert_eq!(out.summary.u64("threads"), u64::from(threads));
-        (format!("{threads} threads"), out)
-    });
+        check_same(&format!("{threads} threads"), out, &reference);
+    }
     let config = with(changes);
-    let distributed = [2, 4].into_iter().flat_map(|processes| {
-        on_processes(&config, processes)
-            .into_iter()
-            .enumerate()
-            .map(move |(rank, out)| {
-                let out = out.unwrap_or_else(|e| panic!("run failed: {e}"));
-                assert_eq!(out.summary.u64("processes"), processes as u64);
-                (format!("process {rank} of {processes}"), out)
-            })
-    });
-    for (workers, out) in threaded.into_iter().chain(distributed) {
-        assert!(out.summary.u64("windows") > 0);
-        assert!(out.summary.f64("lookahead_ns") > 0.0);
-        let (summary, tables) = everything(out);
-        let keys = |s: &Summary| s.entries.iter().map(|(k, _)| *k).collect::<Vec<_>>();
-        assert_eq!(keys(&summary), keys(&reference.0), "{workers}");
-        for ((key, value), (_, expected)) in summary.entries.iter().zip(&reference.0.entries) {
-            assert!(
-                same_value(value, expected),
-                "{key} on {workers}: {value:?} vs {expected:?}"
-            );
-        }
-        assert_eq!(tables.len(), reference.1.len());
-        for (table, expected) in tables.iter().zip(&reference.1) {
-            let names = |t: &Table| t.columns.iter().map(|c| c.name).collect::<Vec<_>>();
-            assert_eq!(names(table), names(expected), "{workers}");
-            for (column, want) in table.columns.iter().zip(&expected.columns) {
-                // Bitwise: an empty group's mean is NaN on every split alike.
-                assert!(
-                    column.data.to_le_bytes() == want.data.to_le_bytes()
-                        && column.categories == want.categories,
-                    "column {} on {workers}: {column:?} vs {want:?}",
-                    want.name
-                );
+    for processes in [2, 4] {
+        let mut union = vec![Vec::new(); PART_TABLES.len()];
+        for (rank, out) in on_processes(&config, processes).into_iter().enumerate() {
+            let out = out.unwrap_or_else(|e| panic!("run failed: {e}"));
+            assert_eq!(out.summary.u64("processes"), processes as u64);
+            let workers = format!("process {rank} of {processes}");
+            for (all, part) in union.iter_mut().zip(check_same(&workers, out, &reference)) {
+                all.extend(part);
             }
+        }
+        for (index, mut rows) in PART_TABLES.into_iter().zip(union) {
+            let mut expected = row_texts(&reference.1[index]);
+            rows.sort();
+            expected.sort();
+            assert_eq!(rows, expected, "table {index} on {processes} processes");
         }
     }
     reference

@@ -46,7 +46,7 @@ fn vcs_taken(config: &Config, token: u32) -> Vec<usize> {
                 taken.push(v);
             }
         }
-        for out in 0..net.outputs.len() {
+        for out in net.outputs.indices() {
             for v in 0..net.params.vcs {
                 let full = net.params.vc_buffer_bytes;
                 if net.port_class[out] != super::state::NIC_CLASS && net.credit(out, v) < full {

@@ -43,8 +43,8 @@ impl Network {
         let mut waits = Vec::new();
         let held = self
             .input_blocks
-            .iter()
-            .enumerate()
+            .indices()
+            .zip(self.input_blocks.held())
             .filter(|&(_, &block)| block != NO_BLOCK);
         for (port_index, &block) in held {
             let router = (port_index / self.params.ports) as u32;

@@ -7,12 +7,13 @@ use serde::{Deserialize, Serialize};
 
 use rustc_hash::FxHashMap;
 
+use super::counts::{Rows, Tally};
 use super::deadlock::OwnerOf;
 use super::model::{NetEvent, Network};
 use super::parallel::Outbox;
 use super::results::{EngineStats, RunOutput};
 use super::serialization_ps;
-use super::state::{SourceLatency, NEVER};
+use super::state::NEVER;
 use crate::config::Drain;
 use crate::engine::{Scheduler, Step, Time};
 use crate::error::ConfigError;
@@ -203,8 +204,9 @@ struct Ran {
     waited_s: f64,
     /// The widest window the split allowed (None: one worker).
     lookahead: Option<Time>,
-    /// Packets waiting at each source, when the processes of a distributed run settled it.
-    source_queue_packets: Option<Vec<u64>>,
+    /// In a run across processes, this process's rows and the tally of all processes' (None:
+    /// this network holds every entity's counters).
+    rows: Option<(Rows, Tally)>,
 }
 
 impl Network {
@@ -406,7 +408,7 @@ impl Network {
                     finished,
                     waited_s: 0.0,
                     lookahead: None,
-                    source_queue_packets: None,
+                    rows: None,
                 }
             }
             _ => self.run_threads(threads, interval_s, progress)?,
@@ -430,9 +432,16 @@ impl Network {
             (None, Drain::None) => false,
             _ => self.packets_in_flight() == 0,
         };
-        let source_queue_packets = match ran.source_queue_packets {
-            Some(settled) => settled,
-            None => self.account_backlog(end.time),
+        let (rows, tally) = match ran.rows {
+            Some(mine) => mine,
+            None => {
+                let source_queue_packets = self.account_backlog(end.time);
+                let rows = self
+                    .take_counts(source_queue_packets)
+                    .into_rows(self.params.nodes);
+                let tally = Tally::of(&rows, self.params.nodes, self.params.node_ports);
+                (rows, tally)
+            }
         };
         let engine = EngineStats {
             events: finished.events,
@@ -443,11 +452,11 @@ impl Network {
             barrier_wait_s: waited_s,
             lookahead_ps: lookahead,
         };
-        Ok(self.results(end.time, drained, &engine, source_queue_packets))
+        Ok(self.results(end.time, drained, &engine, rows, &tally))
     }
 
     /// The partition into `parts` (the config's, or the default one) and the lookahead it allows.
-    fn split(&self, parts: u32) -> Result<(Partition, Time), SimError> {
+    pub(super) fn split(&self, parts: u32) -> Result<(Partition, Time), SimError> {
         let split =
             parallel::partition_or_given(self.topology.as_ref(), parts, &self.config.partition)?;
         // A node's ports share its source and its host: they must be on one worker.
@@ -476,8 +485,9 @@ impl Network {
             )
             .into());
         }
+        // From the topology, not the routers' state: a process holds only its own.
         let cut = parallel::report(self.topology.as_ref(), &split, |r, p| {
-            self.port_link(self.port_index(r, p)).latency_ps
+            self.class_links[usize::from(self.topology.link_class(r, p))].latency_ps
         });
         // The end-to-end acknowledgement of the injection throttle also crosses parts.
         let ack = (self.params.max_outstanding != 0).then_some(self.params.nic_link.latency_ps);
@@ -539,7 +549,7 @@ impl Network {
             finished,
             waited_s: fabric.waited_s(),
             lookahead: Some(lookahead),
-            source_queue_packets: None,
+            rows: None,
         })
     }
 
@@ -595,16 +605,18 @@ impl Network {
         let finished = worker.drive(&mut sched, me, &fabric, &plan, Some(progress))?;
         let end = finished.end;
         let source_queue = worker.account_backlog(end.time);
-        let share = worker.share(source_queue, fabric.waited_s());
-        let mut source_queue_packets = vec![0; self.topology.num_endpoints() as usize];
+        let mut counts = worker.own_counts(source_queue);
+        let latency = worker.latency_for_others();
+        let latency = Fabric::<Vec<(u32, u64, u64)>, ()>::exchange(&fabric, me, latency)?;
+        counts.add_source_latency(latency.into_iter().flatten());
+        let share = worker.share(fabric.waited_s());
+        let mut shares = fabric.share(&share)?;
+        drop(share);
         let mut waited_s = 0.0;
         let mut stuck_ranks = Vec::new();
-        let shares = fabric.share(&share)?;
-        // This process's own latency sums come back in its share.
-        self.source_latency.iter().for_each(SourceLatency::clear);
-        for theirs in shares {
+        for theirs in &mut shares {
             waited_s += theirs.waited_s;
-            stuck_ranks.extend(self.absorb_share(theirs, &mut source_queue_packets));
+            stuck_ranks.extend(self.absorb_share(theirs));
         }
         if let (Some(mine), Some(theirs)) = (self.burst.as_mut(), worker.burst.as_ref()) {
             mine.starts_ps.clone_from(&theirs.starts_ps);
@@ -635,6 +647,10 @@ impl Network {
             )));
         }
         drop(worker);
+        self.release_state();
+        let (nodes, planes) = (self.params.nodes, self.params.node_ports);
+        let rows = counts.into_rows(nodes);
+        let tally = Tally::total(&fabric.share(&Tally::of(&rows, nodes, planes))?);
         if !end.interrupted && self.host.as_ref().is_some_and(|h| !h.finished()) {
             stuck_ranks.sort_by_key(|&(order, _)| order);
             return Err(Self::stalled(end.time, stuck_ranks));
@@ -643,7 +659,7 @@ impl Network {
             finished,
             waited_s,
             lookahead: Some(lookahead),
-            source_queue_packets: Some(source_queue_packets),
+            rows: Some((rows, tally)),
         })
     }
 

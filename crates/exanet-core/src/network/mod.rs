@@ -1,6 +1,7 @@
 //! The packet-level network model (virtual cut-through): NICs, routers and links, as one
 //! [`engine::Model`](crate::engine::Model) whose entities are the routers and the NICs.
 
+mod counts;
 mod deadlock;
 mod driver;
 mod model;
@@ -39,5 +40,7 @@ mod tests {
 
 #[cfg(test)]
 mod class_tests;
+#[cfg(test)]
+mod held_tests;
 #[cfg(test)]
 mod zero_load_tests;

@@ -1,6 +1,7 @@
 //! The network as an engine model: the state of every router and NIC in flat arrays, how it is
 //! built from a config, and event dispatch.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -23,7 +24,7 @@ use crate::engine::{
 };
 use crate::error::ConfigError;
 use crate::memory::Footprint;
-use crate::parallel::SharedArray;
+use crate::parallel::{SharedArray, Transport};
 use crate::routing::{self, Candidates, RoutingFunction};
 use crate::topology::{self, Peer, Topology};
 use crate::workload::{jobs, Action, Generation, Host, Synthetic, Threads};
@@ -304,6 +305,37 @@ impl Parts {
     }
 }
 
+/// The routers and NICs whose state a network holds: runs of router and endpoint numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Held {
+    pub(super) routers: Range<usize>,
+    pub(super) endpoints: Range<usize>,
+}
+
+impl Held {
+    /// Every router and NIC of `topology`.
+    pub(super) fn all(topology: &dyn Topology) -> Held {
+        Held {
+            routers: 0..topology.num_routers() as usize,
+            endpoints: 0..topology.num_endpoints() as usize,
+        }
+    }
+}
+
+/// The link class of each port of `routers` (an index into the classes' links, NIC_CLASS or
+/// NO_LINK), router by router.
+pub(super) fn port_classes(topology: &dyn Topology, routers: Range<usize>) -> Vec<u8> {
+    let ports = topology.ports_per_router();
+    routers
+        .flat_map(|r| (0..ports).map(move |p| (r as u32, p)))
+        .map(|(r, p)| match topology.peer(r, p) {
+            Peer::Router { .. } => topology.link_class(r, p) as u8,
+            Peer::Endpoint(_) => NIC_CLASS,
+            Peer::Unconnected => NO_LINK,
+        })
+        .collect()
+}
+
 /// What every worker of a run reads and none changes: the config's parameters in the
 /// form the hot path wants them (one copy per worker, listed once).
 #[derive(Clone, Copy)]
@@ -439,8 +471,28 @@ pub struct Network {
 }
 
 impl Network {
-    /// Builds the network a config describes, or says why it cannot be built.
+    /// Builds the network a config describes, holding the state of all its entities, or says
+    /// why it cannot be built.
     pub fn new(config: &Config) -> Result<Network, ConfigError> {
+        Self::on(config, None)
+    }
+
+    /// Builds the network as this process of `transport` runs it: in a run across several
+    /// processes, it holds the state of its own part's routers and NICs only (the smallest
+    /// runs of router and endpoint numbers that hold them), so that memory divides by the
+    /// processes; alone, all of it.
+    pub fn on(config: &Config, transport: Option<&dyn Transport>) -> Result<Network, ConfigError> {
+        let mut network = Self::unallocated(config)?;
+        let held = match transport {
+            Some(t) if t.size() > 1 => network.held_by(t.rank() as u32, t.size() as u32),
+            _ => Held::all(network.topology.as_ref()),
+        };
+        network.allocate_state(&held);
+        Ok(network)
+    }
+
+    /// The network without its per-router and per-NIC state (see [`Network::allocate_state`]).
+    fn unallocated(config: &Config) -> Result<Network, ConfigError> {
         let Parts {
             topology,
             nodes: node_topology,
@@ -492,21 +544,9 @@ impl Network {
             &packet_sizes,
         );
         let routers = topology.num_routers() as usize;
-        let endpoints = topology.num_endpoints() as usize;
         let ports = usize::from(topology.ports_per_router());
         let vc_bits = vcs.next_power_of_two().trailing_zeros();
         let request_words = (ports << vc_bits).div_ceil(64);
-        let mut port_class = Vec::with_capacity(routers * ports);
-        let vc_buffer = config.router.vc_buffer_bytes as u32;
-        for r in 0..routers as u32 {
-            for p in 0..ports as u16 {
-                port_class.push(match topology.peer(r, p) {
-                    Peer::Router { .. } => topology.link_class(r, p) as u8,
-                    Peer::Endpoint(_) => NIC_CLASS,
-                    Peer::Unconnected => NO_LINK,
-                });
-            }
-        }
         let nic_packet_rate = PacketRate::new(
             config.nic.packet_rate_per_s,
             config.nic.injection_cap_window_ps,
@@ -515,32 +555,6 @@ impl Network {
             config.router.packet_rate_per_s,
             config.router.packet_rate_window_ps,
         );
-        let router_rate_windows = if router_packet_rate.is_some() {
-            vec![RateWindow::default(); routers]
-        } else {
-            Vec::new()
-        };
-        let nic_limits = if config.nic.max_outstanding_packets > 0
-            || config.nic.injection_cap_bytes > 0
-            || nic_packet_rate.is_some()
-            || burst.is_some()
-            || synthetic.as_ref().is_some_and(|s| s.keeps_burst())
-        {
-            vec![NicLimits::default(); endpoints]
-        } else {
-            Vec::new()
-        };
-        let nics: Vec<Nic> = (0..endpoints)
-            .map(|e| Nic {
-                queue: Default::default(),
-                cut_bytes: 0,
-                messages_started: 0,
-                free_at: 0,
-                wake_at: NEVER,
-                next_gen: NEVER,
-                rng: entity_stream(config.seed, (routers + e) as u64),
-            })
-            .collect();
         let (window_start, window_end) = measurement_window(config);
         let generation_end = match (config.run.duration_ps, config.run.drain) {
             _ if closed => NEVER,
@@ -594,7 +608,7 @@ impl Network {
             },
             config: Arc::new(config.clone()),
             node_topology,
-            port_turn: vec![0; if node_ports > 1 { endpoints } else { 0 }].into(),
+            port_turn: SharedArray::default(),
             parts_sending: FxHashMap::default(),
             routing: Arc::from(routing),
             synthetic,
@@ -602,23 +616,20 @@ impl Network {
             host,
             actions: Vec::new(),
             recorder,
-            router_rate_windows: router_rate_windows.into(),
+            router_rate_windows: SharedArray::default(),
             class_links,
-            port_class: port_class.into(),
-            input_blocks: huge_page_vec(NO_BLOCK, routers * ports).into(),
+            port_class: SharedArray::default(),
+            input_blocks: SharedArray::default(),
             inputs: InputPool::new(vcs),
-            outputs: huge_page_vec(OutputPort::default(), routers * ports).into(),
-            output_blocks: huge_page_vec(NO_BLOCK, routers * ports).into(),
+            outputs: SharedArray::default(),
+            output_blocks: SharedArray::default(),
             output_pool: OutputPool::new(vcs, request_words),
-            nics: nics.into(),
-            nic_limits: nic_limits.into(),
-            nic_credits: huge_page_vec(vc_buffer, endpoints * vcs).into(),
+            nics: SharedArray::default(),
+            nic_limits: SharedArray::default(),
+            nic_credits: SharedArray::default(),
             nics_owing_window: 0,
-            endpoint_counters: huge_page_vec(EndpointCounters::default(), endpoints).into(),
-            source_latency: (0..endpoints)
-                .map(|_| SourceLatency::default())
-                .collect::<Vec<_>>()
-                .into(),
+            endpoint_counters: SharedArray::default(),
+            source_latency: SharedArray::default(),
             packets: PacketArena::default(),
             reassembly: FxHashMap::default(),
             stats: Stats::new(window_start, window_end),
@@ -630,6 +641,123 @@ impl Network {
             peak_packets: 0,
             topology,
         })
+    }
+
+    /// Allocates the state of the routers and NICs `held` names: each array indexed by global
+    /// number all the same (see [`SharedArray`]). Latency by source is kept for every endpoint:
+    /// a NIC records the packets it receives, from any source.
+    fn allocate_state(&mut self, held: &Held) {
+        let Params {
+            ports,
+            vcs,
+            vc_buffer_bytes,
+            nodes,
+            node_ports,
+            ..
+        } = self.params;
+        let (routers, endpoints) = (held.routers.clone(), held.endpoints.clone());
+        let port_indices = routers.start * ports..routers.end * ports;
+        self.port_class = SharedArray::starting_at(
+            port_indices.start,
+            port_classes(self.topology.as_ref(), routers.clone()),
+        );
+        self.input_blocks = SharedArray::starting_at(
+            port_indices.start,
+            huge_page_vec(NO_BLOCK, port_indices.len()),
+        );
+        self.outputs = SharedArray::starting_at(
+            port_indices.start,
+            huge_page_vec(OutputPort::default(), port_indices.len()),
+        );
+        self.output_blocks = SharedArray::starting_at(
+            port_indices.start,
+            huge_page_vec(NO_BLOCK, port_indices.len()),
+        );
+        if self.params.router_packet_rate.is_some() {
+            self.router_rate_windows =
+                SharedArray::starting_at(routers.start, vec![RateWindow::default(); routers.len()]);
+        }
+        let limits = self.config.nic.max_outstanding_packets > 0
+            || self.config.nic.injection_cap_bytes > 0
+            || self.params.nic_packet_rate.is_some()
+            || self.burst.is_some()
+            || self.synthetic.as_ref().is_some_and(|s| s.keeps_burst());
+        if limits {
+            self.nic_limits = SharedArray::starting_at(
+                endpoints.start,
+                vec![NicLimits::default(); endpoints.len()],
+            );
+        }
+        let seed = self.config.seed;
+        let first_nic = self.params.routers as usize;
+        self.nics = SharedArray::starting_at(
+            endpoints.start,
+            endpoints
+                .clone()
+                .map(|e| Nic {
+                    queue: Default::default(),
+                    cut_bytes: 0,
+                    messages_started: 0,
+                    free_at: 0,
+                    wake_at: NEVER,
+                    next_gen: NEVER,
+                    rng: entity_stream(seed, (first_nic + e) as u64),
+                })
+                .collect(),
+        );
+        self.nic_credits = SharedArray::starting_at(
+            endpoints.start * vcs,
+            huge_page_vec(vc_buffer_bytes, endpoints.len() * vcs),
+        );
+        self.endpoint_counters = SharedArray::starting_at(
+            endpoints.start,
+            huge_page_vec(EndpointCounters::default(), endpoints.len()),
+        );
+        let all_endpoints = self.topology.num_endpoints() as usize;
+        self.source_latency = (0..all_endpoints)
+            .map(|_| SourceLatency::default())
+            .collect::<Vec<_>>()
+            .into();
+        if node_ports > 1 {
+            self.port_turn = vec![0; nodes as usize].into();
+        }
+    }
+
+    /// Frees the state of the routers and NICs (a process of a run across processes, once it
+    /// has shared its counts).
+    pub(super) fn release_state(&mut self) {
+        self.allocate_state(&Held {
+            routers: 0..0,
+            endpoints: 0..0,
+        });
+        self.source_latency = SharedArray::default();
+        self.port_turn = SharedArray::default();
+    }
+
+    /// The routers and NICs this process holds in a run across `parts` processes, of which
+    /// it is `me`: all of them when the network cannot be split (the run then says why).
+    fn held_by(&self, me: u32, parts: u32) -> Held {
+        let topology = self.topology.as_ref();
+        let Ok((split, _)) = self.split(parts) else {
+            return Held::all(topology);
+        };
+        let hull = |numbers: &mut dyn Iterator<Item = usize>| {
+            let (lo, hi) = numbers.fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n + 1)));
+            lo.min(hi)..hi
+        };
+        let mine = |r: u32| split.part_of[r as usize] == me;
+        Held {
+            routers: hull(
+                &mut (0..topology.num_routers())
+                    .filter(|&r| mine(r))
+                    .map(|r| r as usize),
+            ),
+            endpoints: hull(
+                &mut (0..topology.num_endpoints())
+                    .filter(|&e| mine(topology.endpoint_attachment(e).0))
+                    .map(|e| e as usize),
+            ),
+        }
     }
 
     pub fn topology(&self) -> &dyn Topology {

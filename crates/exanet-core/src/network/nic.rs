@@ -537,10 +537,12 @@ impl Network {
 
     /// At the end of a run, counts the messages that were due before `end` but never drawn
     /// (a backlogged source): they were generated, and wait at their source. Returns, per
-    /// endpoint, the packets waiting at the source (0 at the endpoints of other workers).
+    /// endpoint this network holds, the packets waiting at the source (0 at the endpoints of
+    /// other workers).
     pub(super) fn account_backlog(&mut self, end: Time) -> Vec<u64> {
-        let mut waiting = Vec::with_capacity(self.nics.len());
-        for e in 0..self.topology.num_endpoints() {
+        let held = self.nics.indices();
+        let mut waiting = Vec::with_capacity(held.len());
+        for e in held.start as u32..held.end as u32 {
             if !self.owns_nic(e) {
                 waiting.push(0);
                 continue;

@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::counts::Counts;
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, PacketArena};
 use super::record::Recorder;
-use super::state::{EndpointCounters, InputPool, LinkCounters, OutputPool, Stats, NO_BLOCK};
+use super::state::{InputPool, OutputPool, Stats, NO_BLOCK};
 use crate::engine::{EntityId, Scheduler, Time};
 use crate::error::StalledRank;
 use crate::parallel::Partition;
@@ -49,12 +50,6 @@ pub(super) struct RankShare {
     peak_packets: u64,
     nics_owing_window: u64,
     host: Option<HostCounters>,
-    /// (endpoint, its counters, packets waiting at its source) of its endpoints.
-    endpoints: Vec<(u32, EndpointCounters, u64)>,
-    /// (source endpoint, latency sum, count) of the measured packets it delivered.
-    source_latency: Vec<(u32, u64, u64)>,
-    /// (router port, counters) of its ports that carried packets in the window.
-    links: Vec<(u32, LinkCounters)>,
     /// What its host left undone (see `Host::stuck`).
     stuck_ranks: Vec<(u32, StalledRank)>,
 }
@@ -262,16 +257,8 @@ impl Network {
             .collect()
     }
 
-    /// What this worker (the one of this process) counted, for the other processes;
-    /// `source_queue` holds the packets waiting at each of its sources.
-    pub(super) fn share(&self, source_queue: Vec<u64>, waited_s: f64) -> RankShare {
-        let endpoints = self.topology.num_endpoints();
-        let owned_ports = (0..self.params.routers)
-            .filter(|&r| self.owns_router(r))
-            .flat_map(|r| {
-                let base = r as usize * self.params.ports;
-                base..base + self.params.ports
-            });
+    /// What this worker (the one of this process) counted, for the other processes.
+    pub(super) fn share(&self, waited_s: f64) -> RankShare {
         RankShare {
             waited_s,
             stats: self.stats.clone(),
@@ -279,28 +266,6 @@ impl Network {
             peak_packets: self.packets.capacity() as u64,
             nics_owing_window: self.nics_owing_window,
             host: self.host.as_ref().map(|h| h.counters()),
-            endpoints: (0..endpoints)
-                .filter(|&e| self.owns_nic(e))
-                .map(|e| {
-                    (
-                        e,
-                        self.endpoint_counters[e as usize],
-                        source_queue[e as usize],
-                    )
-                })
-                .collect(),
-            source_latency: self
-                .source_latency
-                .iter()
-                .enumerate()
-                .map(|(e, l)| (e as u32, l.get()))
-                .filter(|(_, (_, count))| *count > 0)
-                .map(|(e, (sum, count))| (e, sum, count))
-                .collect(),
-            links: owned_ports
-                .map(|i| (i as u32, self.outputs[i].counters))
-                .filter(|(_, c)| c.packets > 0)
-                .collect(),
             stuck_ranks: self
                 .host
                 .as_ref()
@@ -308,13 +273,64 @@ impl Network {
         }
     }
 
-    /// Adds what a process counted (see [`Network::share`]) to this network, the packets
-    /// waiting at its sources to `source_queue`; returns its ranks that did not finish.
-    pub(super) fn absorb_share(
-        &mut self,
-        share: RankShare,
-        source_queue: &mut [u64],
-    ) -> Vec<(u32, StalledRank)> {
+    /// The counters of this worker's own NICs and routers (the one of this process);
+    /// `source_queue` holds the packets waiting at each of the sources it holds (see
+    /// [`Network::account_backlog`]). The latency of its sources' packets delivered elsewhere
+    /// comes from the other processes (see [`Network::latency_for_others`]).
+    pub(super) fn own_counts(&self, source_queue: Vec<u64>) -> Counts {
+        let (mut endpoint_ids, mut endpoint_counters) = (Vec::new(), Vec::new());
+        let (mut source_latency, mut source_queue_packets) = (Vec::new(), Vec::new());
+        for (e, queued) in self.nics.indices().zip(source_queue) {
+            if self.owns_nic(e as u32) {
+                endpoint_ids.push(e as u32);
+                endpoint_counters.push(self.endpoint_counters[e]);
+                source_latency.push(self.source_latency[e].get());
+                source_queue_packets.push(queued);
+            }
+        }
+        let ports = self.params.ports;
+        let router_ids: Vec<u32> = self
+            .outputs
+            .indices()
+            .step_by(ports)
+            .map(|i| (i / ports) as u32)
+            .filter(|&r| self.owns_router(r))
+            .collect();
+        let own_ports = || {
+            router_ids.iter().flat_map(|&r| {
+                let base = r as usize * ports;
+                base..base + ports
+            })
+        };
+        Counts {
+            endpoint_ids,
+            endpoint_counters,
+            source_latency,
+            source_queue_packets,
+            outputs: own_ports().map(|i| self.outputs[i].counters).collect(),
+            port_class: own_ports().map(|i| self.port_class[i]).collect(),
+            router_ids,
+        }
+    }
+
+    /// The latencies this worker recorded for other workers' sources, one list per worker:
+    /// (source, sum, count).
+    pub(super) fn latency_for_others(&self) -> Vec<Vec<(u32, u64, u64)>> {
+        let remote = self.remote.as_deref().expect("a worker of a split run");
+        let mut outboxes = vec![Vec::new(); remote.outboxes.len()];
+        for (e, latency) in self.source_latency.held().iter().enumerate() {
+            let (sum, count) = latency.get();
+            let part = remote.part_of[self.nic_entity(e as u32) as usize];
+            if count > 0 && part != remote.me {
+                outboxes[part as usize].push((e as u32, sum, count));
+            }
+        }
+        outboxes
+    }
+
+    /// Adds what a process counted (see [`Network::share`]) to this network's statistics;
+    /// returns its ranks that did not finish.
+    pub(super) fn absorb_share(&mut self, share: &mut RankShare) -> Vec<(u32, StalledRank)> {
         self.stats.merge(&share.stats);
         if let (Some(mine), Some(theirs)) = (self.recorder.as_mut(), share.recorder.as_ref()) {
             mine.merge(theirs);
@@ -324,29 +340,19 @@ impl Network {
         if let (Some(host), Some(theirs)) = (self.host.as_mut(), share.host.as_ref()) {
             host.absorb(theirs);
         }
-        for (e, counters, queued) in share.endpoints {
-            self.endpoint_counters[e as usize] = counters;
-            source_queue[e as usize] = queued;
-        }
-        for (e, sum, count) in share.source_latency {
-            self.source_latency[e as usize].add(sum, count);
-        }
-        for (i, counters) in share.links {
-            self.outputs[i as usize].counters = counters;
-        }
-        share.stuck_ranks
+        std::mem::take(&mut share.stuck_ranks)
     }
 
     /// (index, bytes) of the credits of this worker's router ports, for the other processes: a
     /// deadlock report names the credits upstream of a stuck channel, which another may hold.
     /// Only outputs in use can be short of credits.
     pub(super) fn own_credits(&self) -> Vec<(u32, u32)> {
-        (0..self.params.routers)
-            .filter(|&r| self.owns_router(r))
-            .flat_map(|r| {
-                let at = r as usize * self.params.ports;
-                at..at + self.params.ports
-            })
+        let ports = self.params.ports;
+        self.outputs
+            .indices()
+            .step_by(ports)
+            .filter(|&i| self.owns_router((i / ports) as u32))
+            .flat_map(|at| at..at + ports)
             .filter(|&i| self.output_blocks[i] != NO_BLOCK)
             .flat_map(|i| {
                 let credits = self.output_pool.credits(self.output_blocks[i]);

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
+use super::counts::{Counts, Rows, Spread, Tally};
 use super::model::Network;
 use super::record::Recorder;
-use super::state::{EndpointCounters, OutputPort, PortLink, SourceLatency, NIC_CLASS, NO_LINK};
+use super::state::{EndpointCounters, PortLink, SourceLatency};
 use crate::engine::Time;
 
 use crate::stats::{ColumnData, Summary, Table, Value};
@@ -36,17 +37,11 @@ pub struct RunOutput {
     pub summary: Summary,
     topology: Arc<dyn Topology>,
     ports: usize,
-    port_class: Vec<u8>,
     class_names: Vec<String>,
     nic_link: PortLink,
     window_ps: Time,
-    /// Per node (the endpoints the workload addresses).
-    endpoint_counters: Vec<EndpointCounters>,
-    /// Per NIC port, when nodes have several (their injection links).
-    port_counters: Option<Vec<EndpointCounters>>,
-    source_latency: Vec<SourceLatency>,
-    outputs: Vec<OutputPort>,
-    source_queue_packets: Vec<u64>,
+    /// This process's rows (all of them, but in a run across processes).
+    rows: Rows,
     /// The host's columns of the endpoints table (closed-loop threads).
     host_endpoint_columns: Vec<(&'static str, ColumnData)>,
     /// Message-passing jobs (empty otherwise).
@@ -58,8 +53,8 @@ pub struct RunOutput {
 }
 
 /// Fraction of a link's capacity over the window that `bytes` represent.
-fn load(bytes: u64, link: PortLink, window_ps: Time) -> f64 {
-    bytes as f64 * 1e12 / (link.bytes_per_s as f64 * window_ps as f64)
+fn load(bytes: f64, link: PortLink, window_ps: Time) -> f64 {
+    bytes * 1e12 / (link.bytes_per_s as f64 * window_ps as f64)
 }
 
 fn min_mean_max(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
@@ -78,36 +73,28 @@ fn min_mean_max(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
 }
 
 impl Network {
-    /// With several ports per node: keeps the per-port counters (for the injection links)
-    /// and turns the per-port arrays into per-node ones, in place (the first `nodes`
-    /// entries). Returns the per-port counters and the packets waiting at each node.
-    fn fold_ports_into_nodes(
-        &mut self,
-        source_queue_packets: Vec<u64>,
-    ) -> (Option<Vec<EndpointCounters>>, Vec<u64>) {
-        if self.params.node_ports == 1 {
-            return (None, source_queue_packets);
+    /// This whole network's counters, taken out of its state; `source_queue_packets` as
+    /// [`Network::account_backlog`] gives them.
+    pub(super) fn take_counts(&mut self, source_queue_packets: Vec<u64>) -> Counts {
+        let endpoints = self.nics.indices();
+        let routers = self.params.routers;
+        Counts {
+            endpoint_ids: (endpoints.start as u32..endpoints.end as u32).collect(),
+            endpoint_counters: std::mem::take(&mut self.endpoint_counters).into_vec(),
+            source_latency: std::mem::take(&mut self.source_latency)
+                .held()
+                .iter()
+                .map(SourceLatency::get)
+                .collect(),
+            source_queue_packets,
+            router_ids: (0..routers).collect(),
+            outputs: std::mem::take(&mut self.outputs)
+                .held()
+                .iter()
+                .map(|o| o.counters)
+                .collect(),
+            port_class: std::mem::take(&mut self.port_class).into_vec(),
         }
-        let nodes = self.params.nodes as usize;
-        let ports: Vec<EndpointCounters> = self.endpoint_counters.iter().copied().collect();
-        let mut queued = vec![0; nodes];
-        for (port, counters) in ports.iter().enumerate() {
-            let node = port % nodes;
-            queued[node] += source_queue_packets[port];
-            if port >= nodes {
-                self.endpoint_counters[node].add(counters);
-                let (sum_ps, count) = self.source_latency[port].get();
-                self.source_latency[node].add(sum_ps, count);
-            }
-        }
-        let mut counters =
-            std::mem::replace(&mut self.endpoint_counters, Vec::new().into()).into_vec();
-        counters.truncate(nodes);
-        self.endpoint_counters = counters.into();
-        let mut latency = std::mem::replace(&mut self.source_latency, Vec::new().into()).into_vec();
-        latency.truncate(nodes);
-        self.source_latency = latency.into();
-        (Some(ports), queued)
     }
 
     /// The injection link of a node: its ports' bandwidth together.
@@ -122,12 +109,11 @@ impl Network {
         end_ps: Time,
         drained: bool,
         engine: &EngineStats,
-        source_queue_packets: Vec<u64>,
+        rows: Rows,
+        tally: &Tally,
     ) -> RunOutput {
         let (events, wall_s) = (engine.events, engine.wall_s);
         let planes = self.params.node_ports;
-        let (port_counters, source_queue_packets) =
-            self.fold_ports_into_nodes(source_queue_packets);
         let (burst_starts_ps, burst_ends_ps) = self
             .burst
             .take()
@@ -138,11 +124,7 @@ impl Network {
         let topo = self.topology.as_ref();
         let mut sum = Summary::default();
         let ns = |ps: f64| ps / PS_PER_NS;
-        let network_links = self
-            .port_class
-            .iter()
-            .filter(|&&c| c != NIC_CLASS && c != NO_LINK)
-            .count() as u64;
+        let network_links = tally.link_bytes.count;
         sum.set("endpoints", Value::U64(u64::from(self.params.nodes)));
         sum.set("planes", Value::U64(u64::from(planes)));
         sum.set(
@@ -239,22 +221,10 @@ impl Network {
         // A node injects on all its ports: its loads are fractions of their bandwidth together.
         let nic = self.node_link();
         let injection_gbytes_per_s = nic.bytes_per_s as f64 / 1e9;
-        let counters = &self.endpoint_counters;
-        let (offered_min, offered, offered_max) = min_mean_max(
-            counters
-                .iter()
-                .map(|c| load(c.generated_bytes, nic, window_ps)),
-        );
-        let (accepted_min, accepted, accepted_max) = min_mean_max(
-            counters
-                .iter()
-                .map(|c| load(c.received_bytes, nic, window_ps)),
-        );
-        let (injected_min, injected, injected_max) = min_mean_max(
-            counters
-                .iter()
-                .map(|c| load(c.injected_bytes, nic, window_ps)),
-        );
+        let loads = |spread: &Spread| spread.min_mean_max(|bytes| load(bytes, nic, window_ps));
+        let (offered_min, offered, offered_max) = loads(&tally.generated_bytes);
+        let (accepted_min, accepted, accepted_max) = loads(&tally.received_bytes);
+        let (injected_min, injected, injected_max) = loads(&tally.injected_bytes);
         sum.set(
             "injection_bandwidth_gbytes_per_s",
             Value::F64(injection_gbytes_per_s),
@@ -280,29 +250,23 @@ impl Network {
         );
         // Packet rate and size of the packets received in the window (000 ch. 4's packet
         // injection rate per node and average packet size, wire bytes).
-        let (received_packets, received_bytes) = counters.iter().fold((0u64, 0u64), |(p, b), c| {
-            (p + c.received_packets, b + c.received_bytes)
-        });
+        let (received_packets, received_bytes) =
+            (tally.received_packets, tally.received_bytes.sum as f64);
         sum.set(
             "accepted_packets_per_ns",
             Value::F64(
                 received_packets as f64
-                    / counters.len().max(1) as f64
+                    / tally.received_bytes.count.max(1) as f64
                     / (window_ps as f64 / 1000.0),
             ),
         );
         sum.set(
             "packet_bytes_mean",
-            Value::F64(received_bytes as f64 / received_packets as f64),
+            Value::F64(received_bytes / received_packets as f64),
         );
-        let (_, util_mean, util_max) = min_mean_max(
-            self.outputs
-                .iter()
-                .map(|o| o.counters)
-                .zip(self.port_class.iter())
-                .filter(|(_, &c)| c != NIC_CLASS && c != NO_LINK)
-                .map(|(l, _)| l.busy_ps as f64 / window_ps as f64),
-        );
+        let (_, util_mean, util_max) = tally
+            .link_busy_ps
+            .min_mean_max(|busy_ps| busy_ps / window_ps as f64);
         sum.set("link_util_mean", Value::F64(util_mean));
         sum.set("link_util_max", Value::F64(util_max));
         let in_flight_mean = s.in_flight.mean(end_ps);
@@ -350,13 +314,7 @@ impl Network {
             "lookahead_ns",
             Value::F64(engine.lookahead_ps.map_or(0.0, |l| l as f64 / PS_PER_NS)),
         );
-        let (_, link_bytes_mean, link_bytes_max) = min_mean_max(
-            self.outputs
-                .iter()
-                .zip(self.port_class.iter())
-                .filter(|(_, &c)| c != NIC_CLASS && c != NO_LINK)
-                .map(|(o, _)| o.counters.bytes as f64),
-        );
+        let (_, link_bytes_mean, link_bytes_max) = tally.link_bytes.min_mean_max(|bytes| bytes);
         sum.set("link_bytes_mean", Value::F64(link_bytes_mean));
         sum.set("link_bytes_max", Value::F64(link_bytes_max));
         if !burst_ends_ps.is_empty() {
@@ -374,15 +332,12 @@ impl Network {
                 Value::F64(s.delivered as f64 / (end_ps as f64 / PS_PER_NS)),
             );
         }
-        if let Some(ports) = &port_counters {
-            let nodes = self.params.nodes as usize;
-            let (min, _, max) = min_mean_max(
-                ports
-                    .chunks(nodes)
-                    .map(|plane| plane.iter().map(|c| c.injected_packets).sum::<u64>() as f64),
-            );
-            sum.set("plane_packets_injected_min", Value::U64(min as u64));
-            sum.set("plane_packets_injected_max", Value::U64(max as u64));
+        if let (Some(&min), Some(&max)) = (
+            tally.plane_injected_packets.iter().min(),
+            tally.plane_injected_packets.iter().max(),
+        ) {
+            sum.set("plane_packets_injected_min", Value::U64(min));
+            sum.set("plane_packets_injected_max", Value::U64(max));
         }
         let endpoints = self.params.nodes;
         let HostResults {
@@ -392,20 +347,20 @@ impl Network {
             .host
             .map(|host| host.results(endpoints, &mut sum))
             .unwrap_or_default();
+        let host_endpoint_columns = host_endpoint_columns
+            .into_iter()
+            .map(|(name, column)| (name, column.select(&rows.nodes)))
+            .collect();
 
         RunOutput {
             summary: sum,
             class_names: self.topology.link_class_names(),
             topology: self.topology,
             ports: self.params.ports,
-            port_class: self.port_class.into_vec(),
+
             nic_link: nic,
             window_ps,
-            endpoint_counters: self.endpoint_counters.into_vec(),
-            port_counters,
-            source_latency: self.source_latency.into_vec(),
-            outputs: self.outputs.into_vec(),
-            source_queue_packets,
+            rows,
             host_endpoint_columns,
             jobs,
             burst_starts_ps,
@@ -544,22 +499,28 @@ impl RunOutput {
         t
     }
 
-    /// One row per endpoint: what it offered, injected and received in the window.
+    /// One row per endpoint (of this process's part, in a run across processes): what it
+    /// offered, injected and received in the window.
     pub fn endpoints(&self) -> Table {
         let topo = self.topology.as_ref();
-        let c = &self.endpoint_counters;
-        let n = c.len() as u32;
+        let rows = &self.rows;
+        let c = &rows.node_counters;
         let nic = self.nic_link;
         let w = self.window_ps;
         let u64s = |f: fn(&EndpointCounters) -> u64| ColumnData::U64(c.iter().map(f).collect());
         let loads = |f: fn(&EndpointCounters) -> u64| {
-            ColumnData::F64(c.iter().map(|x| load(f(x), nic, w)).collect())
+            ColumnData::F64(c.iter().map(|x| load(f(x) as f64, nic, w)).collect())
         };
         let mut t = Table::default();
-        t.push("endpoint", ColumnData::U32((0..n).collect()));
+        t.push("endpoint", ColumnData::U32(rows.nodes.clone()));
         t.push(
             "router",
-            ColumnData::U32((0..n).map(|e| topo.endpoint_attachment(e).0).collect()),
+            ColumnData::U32(
+                rows.nodes
+                    .iter()
+                    .map(|&e| topo.endpoint_attachment(e).0)
+                    .collect(),
+            ),
         );
         if let Some(torus) = topo.coordinates() {
             for (d, name) in ["coord0", "coord1", "coord2", "coord3", "coord4", "coord5"]
@@ -567,7 +528,10 @@ impl RunOutput {
                 .enumerate()
                 .take(torus.dims().len())
             {
-                let coords = (0..n).map(|e| torus.coord(topo.endpoint_attachment(e).0, d));
+                let coords = rows
+                    .nodes
+                    .iter()
+                    .map(|&e| torus.coord(topo.endpoint_attachment(e).0, d));
                 t.push(name, ColumnData::U32(coords.collect()));
             }
         }
@@ -585,16 +549,16 @@ impl RunOutput {
             "accepted_gbytes_per_s",
             ColumnData::F64(
                 c.iter()
-                    .map(|x| load(x.received_bytes, nic, w) * gbytes)
+                    .map(|x| load(x.received_bytes as f64, nic, w) * gbytes)
                     .collect(),
             ),
         );
         t.push(
             "latency_ns_mean",
             ColumnData::F64(
-                self.source_latency
+                rows.source_latency
                     .iter()
-                    .map(|latency| match latency.get() {
+                    .map(|&latency| match latency {
                         (_, 0) => f64::NAN,
                         (sum_ps, count) => sum_ps as f64 / count as f64 / PS_PER_NS,
                     })
@@ -603,7 +567,7 @@ impl RunOutput {
         );
         t.push(
             "source_queue_packets",
-            ColumnData::U64(self.source_queue_packets.clone()),
+            ColumnData::U64(rows.source_queue_packets.clone()),
         );
         for (name, data) in &self.host_endpoint_columns {
             t.push(name, data.clone());
@@ -611,8 +575,9 @@ impl RunOutput {
         t
     }
 
-    /// One row per unidirectional link: router-to-router, router-to-NIC (ejection) and
-    /// NIC-to-router (injection), with the traffic it carried in the window.
+    /// One row per unidirectional link (of this process's part, in a run across processes):
+    /// router-to-router, router-to-NIC (ejection) and NIC-to-router (injection), with the
+    /// traffic it carried in the window.
     pub fn links(&self) -> Table {
         let topo = self.topology.as_ref();
         let nic_class = self.class_names.len() as u32;
@@ -632,8 +597,9 @@ impl RunOutput {
             }
         };
         let w = self.window_ps as f64;
-        for (index, counters) in self.outputs.iter().map(|o| &o.counters).enumerate() {
-            let r = (index / self.ports) as u32;
+        let rows = &self.rows;
+        for (index, counters) in rows.outputs.iter().enumerate() {
+            let r = rows.routers[index / self.ports];
             let p = (index % self.ports) as u16;
             let (k, cl, pr, pp, ep) = match topo.peer(r, p) {
                 Peer::Router {
@@ -641,7 +607,7 @@ impl RunOutput {
                     port: pp,
                 } => (
                     0,
-                    u32::from(self.port_class[index]),
+                    u32::from(rows.port_class[index]),
                     pr as i32,
                     i32::from(pp),
                     -1,
@@ -662,12 +628,12 @@ impl RunOutput {
             busy_ns.push(counters.busy_ps as f64 / PS_PER_NS);
             util.push(counters.busy_ps as f64 / w);
         }
-        let ports = self
-            .port_counters
+        let (ports, port_counters) = rows
+            .ports
             .as_ref()
-            .unwrap_or(&self.endpoint_counters);
-        for (e, counters) in ports.iter().enumerate() {
-            let (r, p) = topo.endpoint_attachment(e as u32);
+            .map_or((&rows.nodes, &rows.node_counters), |(ids, c)| (ids, c));
+        for (&e, counters) in ports.iter().zip(port_counters) {
+            let (r, p) = topo.endpoint_attachment(e);
             kind.push(1);
             class.push(nic_class);
             router.push(-1);

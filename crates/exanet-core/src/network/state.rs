@@ -126,17 +126,6 @@ impl SourceLatency {
         *self.count.get_mut() += 1;
     }
 
-    pub fn clear(&self) {
-        self.sum_ps.store(0, Ordering::Relaxed);
-        self.count.store(0, Ordering::Relaxed);
-    }
-
-    /// Adds latencies recorded elsewhere (another process of the run).
-    pub fn add(&self, sum_ps: u64, count: u64) {
-        self.sum_ps.fetch_add(sum_ps, Ordering::Relaxed);
-        self.count.fetch_add(count, Ordering::Relaxed);
-    }
-
     /// (sum, count).
     pub fn get(&self) -> (u64, u64) {
         (

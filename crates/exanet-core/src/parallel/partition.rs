@@ -56,7 +56,9 @@ pub fn partition(topology: &dyn Topology, parts: u32) -> Result<Partition, Confi
             .dims()
             .iter()
             .enumerate()
-            .max_by_key(|&(d, &k)| (k, std::cmp::Reverse(d)))
+            // The longest; of several, the last: it varies slowest in router numbers, so a
+            // slab is one run of them (and a process holds only its own, see `network`).
+            .max_by_key(|&(d, &k)| (k, d))
             .expect("a torus has a dimension");
         let cuts = if parts <= k {
             let mut cuts = vec![1; torus.dims().len()];

@@ -10,6 +10,19 @@ pub enum ColumnData {
 }
 
 impl ColumnData {
+    /// The entries at `rows`, in that order.
+    pub fn select(&self, rows: &[u32]) -> ColumnData {
+        fn pick<T: Copy>(values: &[T], rows: &[u32]) -> Vec<T> {
+            rows.iter().map(|&r| values[r as usize]).collect()
+        }
+        match self {
+            ColumnData::U32(v) => ColumnData::U32(pick(v, rows)),
+            ColumnData::I32(v) => ColumnData::I32(pick(v, rows)),
+            ColumnData::U64(v) => ColumnData::U64(pick(v, rows)),
+            ColumnData::F64(v) => ColumnData::F64(pick(v, rows)),
+        }
+    }
+
     pub fn len(&self) -> usize {
         match self {
             ColumnData::U32(v) => v.len(),

@@ -392,6 +392,7 @@ impl Mpi {
     pub fn start(&self, owned: impl Fn(u32) -> bool, out: &mut Vec<Action>) {
         out.extend(
             self.ranks
+                .held()
                 .iter()
                 .filter(|r| owned(r.endpoint))
                 .map(|r| Action::Wake {
@@ -885,6 +886,7 @@ impl Mpi {
     /// cannot go on, by global rank index.
     pub fn stuck(&self, owned: impl Fn(u32) -> bool) -> Vec<(u32, StalledRank)> {
         self.ranks
+            .held()
             .iter()
             .enumerate()
             .filter(|(_, r)| r.state != State::Done && owned(r.endpoint))

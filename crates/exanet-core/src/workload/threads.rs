@@ -343,7 +343,7 @@ impl Threads {
     }
 
     fn total_operations(&self) -> u64 {
-        self.endpoints.len() as u64 * self.threads_per_endpoint() * u64::from(self.quota)
+        self.endpoints.held().len() as u64 * self.threads_per_endpoint() * u64::from(self.quota)
             + self.extra
     }
 
@@ -401,7 +401,7 @@ impl Host for Threads {
         let threads = (self.lanes * self.threads_per_lane) as usize;
         let slots = threads * self.outstanding as usize;
         let all_free = self.all_free_slots();
-        for e in 0..self.endpoints.len() as u32 {
+        for e in 0..self.endpoints.held().len() as u32 {
             if !owns(e) {
                 continue;
             }
@@ -587,7 +587,7 @@ impl Host for Threads {
     }
 
     fn stuck(&self, owns: &dyn Fn(u32) -> bool) -> Vec<(u32, StalledRank)> {
-        (0..self.endpoints.len() as u32)
+        (0..self.endpoints.held().len() as u32)
             .filter(|&e| owns(e))
             .filter_map(|e| {
                 let per_endpoint = self.endpoint_quota(e);

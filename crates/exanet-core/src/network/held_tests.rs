@@ -1,0 +1,121 @@
+//! What each process of a run across processes holds: the state of its own part's routers and
+//! NICs, and nothing of the others'.
+
+use super::model::Network;
+use crate::config::Config;
+use crate::parallel::{Loopback, Transport};
+use serde_json::{json, Value};
+
+fn config(topology: Value, routing: Value) -> Config {
+    let text = json!({
+        "seed": 3,
+        "topology": topology,
+        "routing": routing,
+        "router": {"vcs": 4, "vc_buffer_bytes": 4096, "latency_ps": 40_000,
+                   "arbitration": "round_robin", "in_transit_priority": 0.0},
+        "links": {"default": {"latency_ps": 20_000, "bandwidth_bytes_per_s": 25_000_000_000u64},
+                  "classes": {}},
+        "nic": {"injection_bandwidth_bytes_per_s": 25_000_000_000u64,
+                "injection_latency_ps": 7_000, "mtu_bytes": 4096, "header_bytes": 32},
+        "traffic": {"kind": "synthetic", "pattern": "uniform", "process": "bernoulli",
+                    "load": 0.5, "packet_bytes": 256},
+        "run": {"warmup_ps": 0, "measure_ps": 1_000_000, "drain": "all",
+                "drain_limit_ps": null, "duration_ps": null, "deadlock_timeout_ps": null}
+    });
+    Config::from_json(&text.to_string()).unwrap()
+}
+
+/// Each process's (routers, endpoints) held, checked against its part of the partition: every
+/// router and NIC array holds exactly its part's entries, and the parts add up to the network.
+fn held_by_each(config: &Config, processes: usize) -> Vec<(usize, usize)> {
+    let whole = Network::new(config).unwrap();
+    let (split, _) = whole.split(processes as u32).unwrap();
+    let ports = whole.params.ports;
+    let vcs = whole.params.vcs;
+    let (routers, endpoints) = (whole.params.routers as usize, whole.nics.held().len());
+    let world = Loopback::world(processes);
+    let held: Vec<(usize, usize)> = world
+        .iter()
+        .map(|t| {
+            let net = Network::on(config, Some(t as &dyn Transport)).unwrap();
+            let me = t.rank() as u32;
+            let mine = |r: usize| split.part_of[r] == me;
+            let own_routers: Vec<usize> = (0..routers).filter(|&r| mine(r)).collect();
+            let own_endpoints: Vec<usize> = (0..endpoints as u32)
+                .filter(|&e| mine(whole.topology.endpoint_attachment(e).0 as usize))
+                .map(|e| e as usize)
+                .collect();
+            let (r0, e0) = (own_routers[0], own_endpoints[0]);
+            let (r1, e1) = (r0 + own_routers.len(), e0 + own_endpoints.len());
+            assert_eq!(
+                *own_routers.last().unwrap(),
+                r1 - 1,
+                "a part is one run of routers"
+            );
+            for indices in [
+                net.outputs.indices(),
+                net.input_blocks.indices(),
+                net.output_blocks.indices(),
+                net.port_class.indices(),
+            ] {
+                assert_eq!(indices, r0 * ports..r1 * ports);
+            }
+            assert_eq!(net.nics.indices(), e0..e1);
+            assert_eq!(net.endpoint_counters.indices(), e0..e1);
+            assert_eq!(net.nic_credits.indices(), e0 * vcs..e1 * vcs);
+            (r1 - r0, e1 - e0)
+        })
+        .collect();
+    let (all_routers, all_endpoints) = held
+        .iter()
+        .fold((0, 0), |(r, e), &(hr, he)| (r + hr, e + he));
+    assert_eq!((all_routers, all_endpoints), (routers, endpoints));
+    held
+}
+
+#[test]
+fn each_process_of_a_torus_holds_its_slab_only() {
+    // The last of the longest dimensions is cut: it varies slowest in router numbers.
+    let torus = config(
+        json!({"kind": "torus", "dims": [4, 8, 8], "concentration": 2}),
+        json!({"kind": "dor", "allow_unsafe": false}),
+    );
+    assert_eq!(held_by_each(&torus, 2), vec![(128, 256); 2]);
+    assert_eq!(held_by_each(&torus, 4), vec![(64, 128); 4]);
+}
+
+#[test]
+fn each_process_of_a_dragonfly_holds_its_groups_only() {
+    let dragonfly = config(
+        json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 8,
+               "arrangement": "absolute"}),
+        json!({"kind": "ugal_l", "threshold": 0.0}),
+    );
+    assert_eq!(held_by_each(&dragonfly, 2), vec![(16, 32); 2]);
+    assert_eq!(held_by_each(&dragonfly, 4), vec![(8, 16); 4]);
+}
+
+#[test]
+fn a_process_holds_the_hull_of_a_part_that_is_not_one_run() {
+    // Eight parts of a 4 x 4 torus are blocks of two routers, not all of them one run of
+    // router numbers: each process holds the smallest run containing its routers.
+    let torus = config(
+        json!({"kind": "torus", "dims": [4, 4], "concentration": 1}),
+        json!({"kind": "dor", "allow_unsafe": false}),
+    );
+    let whole = Network::new(&torus).unwrap();
+    let (split, _) = whole.split(8).unwrap();
+    let world = Loopback::world(8);
+    let mut spread = false;
+    for t in &world {
+        let net = Network::on(&torus, Some(t as &dyn Transport)).unwrap();
+        let mine: Vec<usize> = (0..16)
+            .filter(|&r| split.part_of[r] == t.rank() as u32)
+            .collect();
+        let (first, last) = (mine[0], *mine.last().unwrap());
+        assert_eq!(net.nics.indices(), first..last + 1);
+        assert_eq!(net.outputs.indices(), first * 5..(last + 1) * 5);
+        spread |= last - first + 1 > mine.len();
+    }
+    assert!(spread, "some part is not one run of router numbers");
+}
