@@ -63,7 +63,9 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     once the run has lasted SHOW_AFTER_S (2 s): a bar on a terminal, otherwise a line every
     LOG_INTERVAL_S (10 s; exanet.progress).
     Started by an MPI launcher, every process runs one worker of the simulation (see
-    `exanet.distributed`) and gets the whole result; only the first shows progress.
+    `exanet.distributed`) and gets the whole summary, but the endpoints and links rows of its
+    own part only (`Result.write`, called by every process, writes them all); only the first
+    shows progress.
     Raises ConfigError for an invalid config, DeadlockError when the network deadlocks,
     ProgramStalledError when a message-passing program can never finish and DistributedError
     when the processes of a run across processes cannot go on together.

@@ -321,6 +321,7 @@ def compare_rows(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> l
     """One row per scenario (and thread count) recorded in both runs: each COMPARED figure's
     after / before ratio, and whether the two simulated the same work (equal packet-hops; a
     change that moves them changed the results, and its speed ratios compare different runs)."""
+
     def key(row: dict[str, Any]) -> tuple[str, int, int]:
         return row["scenario"], row["threads"], row.get("processes", 1)
 

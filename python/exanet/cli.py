@@ -200,9 +200,9 @@ def run(
     if problem is not None:
         raise problem
     result = api.simulate(loaded, progress=False if quiet else None)
+    result.write(outdir)  # every process of a run across processes: the first writes
     if distributed.rank() != 0:
-        return  # every process of a run across processes holds the result; the first writes
-    result.write(outdir)
+        return
     if quiet:
         return
     note = steady_state_note(result.summary)

@@ -1,8 +1,10 @@
 """Runs across processes. Started by an MPI launcher (`mpirun -np 4 exanet run CONFIG`, `srun`,
-`mpiexec`), every process runs one worker of the same simulation, and each gets the whole
-result, identical to a run in one process; the command line writes files and prints from the
-first process only. mpi4py does the communication: `pip install 'exanet[mpi]'` brings it with
-an MPI from PyPI, or build mpi4py against the site's MPI (docs/parallel.md)."""
+`mpiexec`), every process runs one worker of the same simulation, holding the state of its own
+part of the network only; each gets the whole summary, identical to a run in one process, and
+the endpoints and links rows of its own part (`Result.write` puts them together); the command
+line writes files and prints from the first process only. mpi4py does the communication:
+`pip install 'exanet[mpi]'` brings it with an MPI from PyPI, or build mpi4py against the site's
+MPI (docs/parallel.md)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from typing import IO, Any, Protocol
 import numpy as np
 import pandas as pd
 
+from exanet import distributed
 from exanet._validation import format_value
 from exanet.analysis.curves import SATURATION_LOAD_MARGIN
 from exanet.config import Config, RunConfig
@@ -36,6 +37,8 @@ TABLES = (
 """The tables a result writes as NAME.parquet; endpoints and links always, the others when
 non-empty."""
 ALWAYS_WRITTEN_TABLES = ("endpoints", "links")
+PART_TABLES = ("endpoints", "links")
+"""The tables whose rows each process of a run across processes holds for its own part only."""
 PLAIN_OS_REASONS = {
     errno.ENOSPC: "disk full",
     errno.EDQUOT: "disk quota exceeded",
@@ -103,7 +106,12 @@ class Result:
     """One simulation of `config`: `summary` (a flat dict whose keys carry their units) and the
     `endpoints` and `links` DataFrames, built on first access. A run of synthetic traffic has
     the summary key `steady_state` (see `steady_state`): false when it ran past saturation.
-    Bursts and jobs have none: their sources wait for the network."""
+    Bursts and jobs have none: their sources wait for the network.
+
+    In a run across processes every process holds the whole summary and the other tables, but
+    only the `endpoints` and `links` rows of its own part of the network (so that no process
+    holds a row per entity of a network too large for one machine); `write`, which every
+    process calls, writes the whole tables."""
 
     def __init__(self, config: Config, run: CoreRunResult) -> None:
         self.config = config
@@ -172,8 +180,21 @@ class Result:
         synced to disk and renamed, and summary.json comes last (a summary.json left by an
         earlier result is removed before anything is replaced), so a directory holding
         summary.json holds a complete result. Raises OutputError naming the file and the reason
-        ("disk full") when writing fails, after removing what it had written."""
+        ("disk full") when writing fails, after removing what it had written.
+
+        In a run across processes, every process calls it: the first gathers the other
+        processes' rows of the endpoints and links tables, in the order of a run in one process,
+        and writes; the others write nothing."""
         outdir = Path(outdir)
+        comm = distributed.world()
+        whole: dict[str, pd.DataFrame] = {}
+        if comm is not None:
+            for name in PART_TABLES:
+                parts = comm.gather(getattr(self, name), root=0)
+                if parts is not None:
+                    whole[name] = merge_parts(name, parts)
+            if comm.Get_rank() != 0:
+                return outdir
         summary: dict[str, Any] = {
             key: _finite_or_none(value) for key, value in self.summary.items()
         }
@@ -184,7 +205,7 @@ class Result:
             ]
         files: dict[str, FileWriter] = {"config.json": json_writer(self.config.to_core())}
         for name in TABLES:
-            table = getattr(self, name)
+            table = whole[name] if name in whole else getattr(self, name)
             if name in ALWAYS_WRITTEN_TABLES or len(table):
                 files[f"{name}.parquet"] = parquet_writer(table)
         files[SUMMARY_FILE] = json_writer(summary)
@@ -204,6 +225,31 @@ class Result:
             f"<Result {topology_label(self.config.topology)}, {workload}: "
             f"{len(self.summary)} summary statistics>"
         )
+
+
+def merge_parts(name: str, parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The rows of table `name` ("endpoints" or "links") that the processes of a run across
+    processes hold, together, in the order of a run in one process: endpoints by number; the
+    router ports' links by (router, port), then the injection links by endpoint. A categorical
+    column keeps its categories where every part has the same, else they are numbered in order
+    of first appearance, as one process numbers them."""
+    table = pd.concat(parts, ignore_index=True)
+    if name == "endpoints":
+        table = table.sort_values("endpoint", kind="stable")
+    else:
+        injection = table["kind"].astype(str) == "injection"
+        table = table.assign(_injection=injection).sort_values(
+            ["_injection", "router", "port", "endpoint"], kind="stable"
+        )
+        table = table.drop(columns="_injection")
+    table = table.reset_index(drop=True)
+    for column, dtype in parts[0].dtypes.items():
+        if isinstance(dtype, pd.CategoricalDtype):
+            shared = all(part[column].dtype == dtype for part in parts)
+            values = table[column].astype(object)
+            categories = dtype.categories if shared else pd.unique(values)
+            table[column] = pd.Categorical(values, categories=categories)
+    return table
 
 
 def _finite_or_none(value: Any) -> Any:

@@ -36,6 +36,30 @@ pub(super) struct Rows {
 }
 
 impl Counts {
+    /// Keeps the entries of the NIC ports and routers that `owner` (the worker of every
+    /// entity: the `routers` routers first, then the NICs) gives to `me`: the ones a process
+    /// of a run across processes holds but another owns go.
+    pub(super) fn retain_own(&mut self, owner: &[u32], me: u32, routers: u32) {
+        let ports = self.port_class.len() / self.router_ids.len().max(1);
+        let own_nic = |e: u32| owner[(routers + e) as usize] == me;
+        if !self.endpoint_ids.iter().all(|&e| own_nic(e)) {
+            let keep: Vec<bool> = self.endpoint_ids.iter().map(|&e| own_nic(e)).collect();
+            let mut flags = keep.iter();
+            self.endpoint_ids.retain(|_| *flags.next().unwrap());
+            retain_where(&mut self.endpoint_counters, &keep, 1);
+            retain_where(&mut self.source_latency, &keep, 1);
+            retain_where(&mut self.source_queue_packets, &keep, 1);
+        }
+        let own_router = |r: u32| owner[r as usize] == me;
+        if !self.router_ids.iter().all(|&r| own_router(r)) {
+            let keep: Vec<bool> = self.router_ids.iter().map(|&r| own_router(r)).collect();
+            let mut flags = keep.iter();
+            self.router_ids.retain(|_| *flags.next().unwrap());
+            retain_where(&mut self.outputs, &keep, ports);
+            retain_where(&mut self.port_class, &keep, ports);
+        }
+    }
+
     /// Adds latencies other processes recorded for this one's sources: (port, sum, count).
     pub(super) fn add_source_latency(&mut self, entries: impl Iterator<Item = (u32, u64, u64)>) {
         for (e, sum, count) in entries {
@@ -97,6 +121,15 @@ impl Counts {
             port_class,
         }
     }
+}
+
+/// Keeps the runs of `width` entries of `values` whose flag in `keep` is set.
+fn retain_where<T>(values: &mut Vec<T>, keep: &[bool], width: usize) {
+    let mut index = 0;
+    values.retain(|_| {
+        index += 1;
+        keep[(index - 1) / width]
+    });
 }
 
 /// The smallest, largest and sum of a count over some entities.

@@ -605,10 +605,8 @@ impl Network {
         let finished = worker.drive(&mut sched, me, &fabric, &plan, Some(progress))?;
         let end = finished.end;
         let source_queue = worker.account_backlog(end.time);
-        let mut counts = worker.own_counts(source_queue);
         let latency = worker.latency_for_others();
         let latency = Fabric::<Vec<(u32, u64, u64)>, ()>::exchange(&fabric, me, latency)?;
-        counts.add_source_latency(latency.into_iter().flatten());
         let share = worker.share(fabric.waited_s());
         let mut shares = fabric.share(&share)?;
         drop(share);
@@ -647,6 +645,9 @@ impl Network {
             )));
         }
         drop(worker);
+        let mut counts = self.take_counts(source_queue);
+        counts.retain_own(&part_of, me as u32, self.params.routers);
+        counts.add_source_latency(latency.into_iter().flatten());
         self.release_state();
         let (nodes, planes) = (self.params.nodes, self.params.node_ports);
         let rows = counts.into_rows(nodes);

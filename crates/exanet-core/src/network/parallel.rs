@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::counts::Counts;
 use super::model::{NetEvent, Network};
 use super::packet::{Packet, PacketArena};
 use super::record::Recorder;
@@ -270,46 +269,6 @@ impl Network {
                 .host
                 .as_ref()
                 .map_or_else(Vec::new, |h| h.stuck(&|e| self.owns_nic(e))),
-        }
-    }
-
-    /// The counters of this worker's own NICs and routers (the one of this process);
-    /// `source_queue` holds the packets waiting at each of the sources it holds (see
-    /// [`Network::account_backlog`]). The latency of its sources' packets delivered elsewhere
-    /// comes from the other processes (see [`Network::latency_for_others`]).
-    pub(super) fn own_counts(&self, source_queue: Vec<u64>) -> Counts {
-        let (mut endpoint_ids, mut endpoint_counters) = (Vec::new(), Vec::new());
-        let (mut source_latency, mut source_queue_packets) = (Vec::new(), Vec::new());
-        for (e, queued) in self.nics.indices().zip(source_queue) {
-            if self.owns_nic(e as u32) {
-                endpoint_ids.push(e as u32);
-                endpoint_counters.push(self.endpoint_counters[e]);
-                source_latency.push(self.source_latency[e].get());
-                source_queue_packets.push(queued);
-            }
-        }
-        let ports = self.params.ports;
-        let router_ids: Vec<u32> = self
-            .outputs
-            .indices()
-            .step_by(ports)
-            .map(|i| (i / ports) as u32)
-            .filter(|&r| self.owns_router(r))
-            .collect();
-        let own_ports = || {
-            router_ids.iter().flat_map(|&r| {
-                let base = r as usize * ports;
-                base..base + ports
-            })
-        };
-        Counts {
-            endpoint_ids,
-            endpoint_counters,
-            source_latency,
-            source_queue_packets,
-            outputs: own_ports().map(|i| self.outputs[i].counters).collect(),
-            port_class: own_ports().map(|i| self.port_class[i]).collect(),
-            router_ids,
         }
     }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::counts::{Counts, Rows, Spread, Tally};
 use super::model::Network;
 use super::record::Recorder;
-use super::state::{EndpointCounters, PortLink, SourceLatency};
+use super::state::{EndpointCounters, PortLink};
 use crate::engine::Time;
 
 use crate::stats::{ColumnData, Summary, Table, Value};
@@ -73,24 +73,27 @@ fn min_mean_max(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
 }
 
 impl Network {
-    /// This whole network's counters, taken out of its state; `source_queue_packets` as
-    /// [`Network::account_backlog`] gives them.
+    /// The counters of the NICs and routers this network holds, taken out of its state
+    /// (without copies: a million endpoints' counters are hundreds of megabytes);
+    /// `source_queue_packets` as [`Network::account_backlog`] gives them.
     pub(super) fn take_counts(&mut self, source_queue_packets: Vec<u64>) -> Counts {
         let endpoints = self.nics.indices();
-        let routers = self.params.routers;
+        let ports = self.params.ports;
+        let routers = self.outputs.indices();
+        let mut source_latency = std::mem::take(&mut self.source_latency).into_vec();
+        source_latency.truncate(endpoints.end);
+        source_latency.drain(..endpoints.start);
         Counts {
             endpoint_ids: (endpoints.start as u32..endpoints.end as u32).collect(),
             endpoint_counters: std::mem::take(&mut self.endpoint_counters).into_vec(),
-            source_latency: std::mem::take(&mut self.source_latency)
-                .held()
-                .iter()
-                .map(SourceLatency::get)
-                .collect(),
+            source_latency: source_latency.into_iter().map(|l| l.get()).collect(),
             source_queue_packets,
-            router_ids: (0..routers).collect(),
+            router_ids: (routers.start / ports..routers.end / ports)
+                .map(|r| r as u32)
+                .collect(),
             outputs: std::mem::take(&mut self.outputs)
-                .held()
-                .iter()
+                .into_vec()
+                .into_iter()
                 .map(|o| o.counters)
                 .collect(),
             port_class: std::mem::take(&mut self.port_class).into_vec(),
