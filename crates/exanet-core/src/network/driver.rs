@@ -1,6 +1,7 @@
 //! The run driver: sources, the event loop with its measurement window and drain, the deadlock
 //! watchdog, and progress reports.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,9 @@ use crate::config::Drain;
 use crate::engine::{Scheduler, Step, Time};
 use crate::error::ConfigError;
 use crate::error::{SimError, StallReport, StalledRank};
-use crate::parallel::{self, Fabric, Partition, Ranks, Solo, Threads, Transport, TransportError};
+use crate::parallel::{
+    self, Fabric, Hybrid, Partition, Ranks, Solo, Threads, Transport, TransportError,
+};
 
 /// The run checks for its end and for deadlock at every multiple of this simulated time, never
 /// in between: instants that do not depend on how the network is split, so that every split
@@ -500,6 +503,39 @@ impl Network {
         Ok((split, lookahead))
     }
 
+    /// Drives `workers` (this process's), each on its own thread (the calling thread drives
+    /// the first, and reports progress), through `fabric`, until the run stops.
+    fn drive_workers(
+        workers: &mut [Network],
+        fabric: &dyn Fabric<Outbox, WindowReport>,
+        plan: &Plan,
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<Finished, TransportError> {
+        let mut scheds: Vec<Scheduler<NetEvent>> =
+            workers.iter().map(|_| Scheduler::new()).collect();
+        let ends: Result<Vec<Finished>, TransportError> = std::thread::scope(|s| {
+            let mut pairs = workers.iter_mut().zip(scheds.iter_mut()).enumerate();
+            let (_, (first, first_sched)) = pairs.next().expect("one worker or more");
+            let handles: Vec<_> = pairs
+                .map(|(me, (worker, sched))| {
+                    s.spawn(move || {
+                        worker.start_sources(sched);
+                        worker.drive(sched, me, fabric, plan, None)
+                    })
+                })
+                .collect();
+            first.start_sources(first_sched);
+            let mine = first.drive(first_sched, 0, fabric, plan, Some(progress));
+            std::iter::once(mine)
+                .chain(handles.into_iter().map(|h| {
+                    h.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                }))
+                .collect()
+        });
+        Ok(ends?.into_iter().next().expect("worker 0 finished"))
+    }
+
     /// The threaded run: one worker per part of the default partition, each on its own thread
     /// (the calling thread is worker 0); their statistics end up in `self`.
     fn run_threads(
@@ -513,31 +549,9 @@ impl Network {
         let part_of = self.entity_parts(&split);
         // SAFETY: the workers are dropped before this function returns, and each handles only
         // its own part's entities.
-        let mut workers = unsafe { self.workers(&part_of, threads) };
+        let mut workers = unsafe { self.workers(&part_of, threads, 0..threads) };
         let fabric: Threads<Outbox, WindowReport> = Threads::new(threads as usize);
-        let mut scheds: Vec<Scheduler<NetEvent>> = (0..threads).map(|_| Scheduler::new()).collect();
-        let ends: Result<Vec<Finished>, TransportError> = std::thread::scope(|s| {
-            let mut pairs = workers.iter_mut().zip(scheds.iter_mut()).enumerate();
-            let (_, (first, first_sched)) = pairs.next().expect("two workers or more");
-            let handles: Vec<_> = pairs
-                .map(|(me, (worker, sched))| {
-                    let (fabric, plan) = (&fabric, &plan);
-                    s.spawn(move || {
-                        worker.start_sources(sched);
-                        worker.drive(sched, me, fabric, plan, None)
-                    })
-                })
-                .collect();
-            first.start_sources(first_sched);
-            let mine = first.drive(first_sched, 0, &fabric, &plan, Some(progress));
-            std::iter::once(mine)
-                .chain(handles.into_iter().map(|h| {
-                    h.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                }))
-                .collect()
-        });
-        let finished = ends?.into_iter().next().expect("worker 0 finished");
+        let finished = Self::drive_workers(&mut workers, &fabric, &plan, progress)?;
         for worker in &workers {
             self.absorb(worker);
         }
@@ -553,19 +567,20 @@ impl Network {
         })
     }
 
-    /// The run across processes: this process is worker `transport.rank()` of as many as
-    /// there are processes. At the end the processes share what each counted, so that every
-    /// one of them holds the whole run's statistics and tables.
+    /// The run across processes: this process runs workers `transport.rank() * threads` to
+    /// `(transport.rank() + 1) * threads` of as many as there are processes times
+    /// `config.threads`, on as many threads. At the end the processes share what each counted:
+    /// every one of them holds the whole run's statistics, and the rows of its own part.
     fn run_ranks(
         &mut self,
         transport: &dyn Transport,
         interval_s: f64,
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<Ran, SimError> {
-        let parts = transport.size() as u32;
+        let processes = transport.size() as u32;
         // First, so that every process takes the same way out of what follows.
-        let fabric = Ranks::new(transport);
-        let fingerprints = fabric.share(&self.config.fingerprint)?;
+        let ranks = Ranks::new(transport);
+        let fingerprints = ranks.share(&self.config.fingerprint)?;
         if let Some(other) = fingerprints.iter().position(|&f| f != fingerprints[0]) {
             return Err(TransportError(format!(
                 "process {other} was given another config than process 0 (or runs another \
@@ -574,41 +589,49 @@ impl Network {
             ))
             .into());
         }
-        if self.config.threads > 1 {
-            return Err(ConfigError::new(
-                "threads",
-                self.config.threads.to_string(),
-                format!("1 in a run across processes: each of the {parts} processes is one worker"),
-            )
-            .into());
-        }
         if self.params.global_view {
             return Err(ConfigError::new(
                 "routing.kind",
                 "ugal_g",
                 format!(
-                    "a routing that reads only local queues in a run across {parts} processes: \
-                     UGAL-G reads queues anywhere in the network (ugal_l runs split)"
+                    "a routing that reads only local queues in a run across {processes} \
+                     processes: UGAL-G reads queues anywhere in the network (ugal_l runs split)"
                 ),
             )
             .into());
         }
-        let me = transport.rank();
-        let (split, lookahead) = self.split(parts)?;
+        let me = transport.rank() as u32;
+        let threads = self.config.threads.max(1);
+        let (split, lookahead) = self.split(processes * threads)?;
         let plan = self.plan(interval_s, lookahead);
         let part_of = self.entity_parts(&split);
-        // SAFETY: only this process's worker runs, and it is dropped before this function
-        // returns; the others are dropped unused.
-        let mut worker = unsafe { self.workers(&part_of, parts) }.swap_remove(me);
-        let mut sched: Scheduler<NetEvent> = Scheduler::new();
-        worker.start_sources(&mut sched);
-        let finished = worker.drive(&mut sched, me, &fabric, &plan, Some(progress))?;
+        drop(split);
+        let process_of: Arc<[u32]> = part_of.iter().map(|&w| w / threads).collect();
+        let first = me * threads;
+        // SAFETY: only this process's workers run, and they are dropped before this function
+        // returns.
+        let mut local =
+            unsafe { self.workers(&part_of, processes * threads, first..first + threads) };
+        let finished = if threads == 1 {
+            Self::drive_workers(&mut local, &ranks, &plan, progress)?
+        } else {
+            let fabric: Hybrid<Outbox, WindowReport> = Hybrid::new(&ranks, threads as usize);
+            Self::drive_workers(&mut local, &fabric, &plan, progress)?
+        };
         let end = finished.end;
+        // The process's workers as one: its part of the run, for what comes after the windows.
+        // SAFETY: as for `local`; only one of them runs at a time from here on.
+        let mut worker = unsafe { self.workers(&process_of, processes, me..me + 1) }
+            .pop()
+            .expect("this process's worker");
+        for w in &local {
+            worker.absorb(w);
+        }
         let source_queue = worker.account_backlog(end.time);
         let latency = worker.latency_for_others();
-        let latency = Fabric::<Vec<(u32, u64, u64)>, ()>::exchange(&fabric, me, latency)?;
-        let share = worker.share(fabric.waited_s());
-        let mut shares = fabric.share(&share)?;
+        let latency = Fabric::<Vec<(u32, u64, u64)>, ()>::exchange(&ranks, 0, latency)?;
+        let share = worker.share(ranks.waited_s());
+        let mut shares = ranks.share(&share)?;
         drop(share);
         let mut waited_s = 0.0;
         let mut stuck_ranks = Vec::new();
@@ -621,21 +644,20 @@ impl Network {
             mine.ends_ps.clone_from(&theirs.ends_ps);
         }
         if self.is_stuck(&end) {
-            let in_use: FxHashMap<u32, u32> = fabric
-                .share(&worker.own_credits())?
-                .into_iter()
-                .flatten()
-                .collect();
-            let vcs = self.params.vcs;
+            let owner = |router: u32| &local[(part_of[router as usize] - first) as usize];
+            let own_credits: Vec<(u32, u32)> = local.iter().flat_map(|w| w.own_credits()).collect();
+            let in_use: FxHashMap<u32, u32> =
+                ranks.share(&own_credits)?.into_iter().flatten().collect();
+            let (vcs, ports) = (self.params.vcs, self.params.ports);
             let credit_of = |i: usize, v: usize| {
                 let at = (i * vcs + v) as u32;
                 in_use
                     .get(&at)
                     .copied()
-                    .unwrap_or_else(|| worker.credit(i, v))
+                    .unwrap_or_else(|| owner((i / ports) as u32).credit(i, v))
             };
-            let mut nodes: Vec<_> = fabric
-                .share(&self.stuck_nodes(&|_| &worker, &credit_of))?
+            let mut nodes: Vec<_> = ranks
+                .share(&self.stuck_nodes(&owner, &credit_of))?
                 .into_iter()
                 .flatten()
                 .collect();
@@ -645,13 +667,14 @@ impl Network {
             )));
         }
         drop(worker);
+        drop(local);
         let mut counts = self.take_counts(source_queue);
-        counts.retain_own(&part_of, me as u32, self.params.routers);
+        counts.retain_own(&process_of, me, self.params.routers);
         counts.add_source_latency(latency.into_iter().flatten());
         self.release_state();
         let (nodes, planes) = (self.params.nodes, self.params.node_ports);
         let rows = counts.into_rows(nodes);
-        let tally = Tally::total(&fabric.share(&Tally::of(&rows, nodes, planes))?);
+        let tally = Tally::total(&ranks.share(&Tally::of(&rows, nodes, planes))?);
         if !end.interrupted && self.host.as_ref().is_some_and(|h| !h.finished()) {
             stuck_ranks.sort_by_key(|&(order, _)| order);
             return Err(Self::stalled(end.time, stuck_ranks));

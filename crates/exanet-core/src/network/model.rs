@@ -734,18 +734,20 @@ impl Network {
         self.port_turn = SharedArray::default();
     }
 
-    /// The routers and NICs this process holds in a run across `parts` processes, of which
-    /// it is `me`: all of them when the network cannot be split (the run then says why).
-    fn held_by(&self, me: u32, parts: u32) -> Held {
+    /// The routers and NICs this process holds in a run across `processes` processes, of
+    /// which it is `me`, each running `config.threads` workers: all of them when the network
+    /// cannot be split (the run then says why).
+    fn held_by(&self, me: u32, processes: u32) -> Held {
         let topology = self.topology.as_ref();
-        let Ok((split, _)) = self.split(parts) else {
+        let threads = self.config.threads.max(1);
+        let Ok((split, _)) = self.split(processes * threads) else {
             return Held::all(topology);
         };
         let hull = |numbers: &mut dyn Iterator<Item = usize>| {
             let (lo, hi) = numbers.fold((usize::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n + 1)));
             lo.min(hi)..hi
         };
-        let mine = |r: u32| split.part_of[r as usize] == me;
+        let mine = |r: u32| split.part_of[r as usize] / threads == me;
         Held {
             routers: hull(
                 &mut (0..topology.num_routers())

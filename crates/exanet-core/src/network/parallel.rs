@@ -5,6 +5,7 @@
 //! are handed over at the end of each window; they are never due before the window ends, because
 //! every one crosses a link (or models a notification) at least the window long.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -202,58 +203,62 @@ impl Network {
             .collect()
     }
 
-    /// One worker per part: views of this network's per-entity arrays, and state of its own
-    /// for everything else.
+    /// The workers `mine` of a split into `parts` (one per part): views of this network's
+    /// per-entity arrays, and state of their own for everything else.
     ///
     /// # Safety
     /// The workers must not outlive `self`, and each must handle only the events of the
     /// entities `part_of` gives it (which `send` and `owns_nic` ensure), so that no entry of
     /// a shared array is touched by two workers between two synchronizations.
-    pub(super) unsafe fn workers(&self, part_of: &Arc<[u32]>, parts: u32) -> Vec<Network> {
-        (0..parts)
-            .map(|me| Network {
-                config: Arc::clone(&self.config),
-                topology: Arc::clone(&self.topology),
-                node_topology: Arc::clone(&self.node_topology),
-                params: self.params,
-                port_turn: self.port_turn.view(),
-                parts_sending: Default::default(),
-                routing: Arc::clone(&self.routing),
-                synthetic: self.synthetic.clone(),
-                burst: self.burst.clone(),
-                // SAFETY: as for the network's arrays; hosts go with their endpoints' NICs.
-                host: self.host.as_ref().map(|h| h.worker(me, parts)),
-                actions: Vec::new(),
-                router_rate_windows: self.router_rate_windows.view(),
-                class_links: self.class_links.clone(),
-                port_class: self.port_class.view(),
-                input_blocks: self.input_blocks.view(),
-                inputs: InputPool::new(self.params.vcs),
-                outputs: self.outputs.view(),
-                output_blocks: self.output_blocks.view(),
-                output_pool: OutputPool::new(self.params.vcs, self.params.request_words),
-                nics: self.nics.view(),
-                nic_limits: self.nic_limits.view(),
-                nic_credits: self.nic_credits.view(),
-                nics_owing_window: 0,
-                endpoint_counters: self.endpoint_counters.view(),
-                source_latency: self.source_latency.view(),
-                packets: PacketArena::default(),
-                reassembly: Default::default(),
-                stats: Stats::new(self.stats.window_start, self.stats.window_end),
-                recorder: self.recorder.clone(),
-                dirty_outputs: Vec::with_capacity(self.params.ports),
-                is_dirty: vec![false; self.params.ports],
-                candidates: Candidates::new(),
-                blocked: Vec::new(),
-                peak_packets: 0,
-                remote: Some(Box::new(Remote {
-                    part_of: Arc::clone(part_of),
-                    me,
-                    outboxes: (0..parts).map(|_| Outbox::default()).collect(),
-                })),
-            })
-            .collect()
+    pub(super) unsafe fn workers(
+        &self,
+        part_of: &Arc<[u32]>,
+        parts: u32,
+        mine: Range<u32>,
+    ) -> Vec<Network> {
+        mine.map(|me| Network {
+            config: Arc::clone(&self.config),
+            topology: Arc::clone(&self.topology),
+            node_topology: Arc::clone(&self.node_topology),
+            params: self.params,
+            port_turn: self.port_turn.view(),
+            parts_sending: Default::default(),
+            routing: Arc::clone(&self.routing),
+            synthetic: self.synthetic.clone(),
+            burst: self.burst.clone(),
+            // SAFETY: as for the network's arrays; hosts go with their endpoints' NICs.
+            host: self.host.as_ref().map(|h| h.worker(me, parts)),
+            actions: Vec::new(),
+            router_rate_windows: self.router_rate_windows.view(),
+            class_links: self.class_links.clone(),
+            port_class: self.port_class.view(),
+            input_blocks: self.input_blocks.view(),
+            inputs: InputPool::new(self.params.vcs),
+            outputs: self.outputs.view(),
+            output_blocks: self.output_blocks.view(),
+            output_pool: OutputPool::new(self.params.vcs, self.params.request_words),
+            nics: self.nics.view(),
+            nic_limits: self.nic_limits.view(),
+            nic_credits: self.nic_credits.view(),
+            nics_owing_window: 0,
+            endpoint_counters: self.endpoint_counters.view(),
+            source_latency: self.source_latency.view(),
+            packets: PacketArena::default(),
+            reassembly: Default::default(),
+            stats: Stats::new(self.stats.window_start, self.stats.window_end),
+            recorder: self.recorder.clone(),
+            dirty_outputs: Vec::with_capacity(self.params.ports),
+            is_dirty: vec![false; self.params.ports],
+            candidates: Candidates::new(),
+            blocked: Vec::new(),
+            peak_packets: 0,
+            remote: Some(Box::new(Remote {
+                part_of: Arc::clone(part_of),
+                me,
+                outboxes: (0..parts).map(|_| Outbox::default()).collect(),
+            })),
+        })
+        .collect()
     }
 
     /// What this worker (the one of this process) counted, for the other processes.
@@ -262,7 +267,7 @@ impl Network {
             waited_s,
             stats: self.stats.clone(),
             recorder: self.recorder.clone(),
-            peak_packets: self.packets.capacity() as u64,
+            peak_packets: self.peak_packets + self.packets.capacity() as u64,
             nics_owing_window: self.nics_owing_window,
             host: self.host.as_ref().map(|h| h.counters()),
             stuck_ranks: self

@@ -68,6 +68,16 @@ impl<'a> Ranks<'a> {
         }
     }
 
+    /// This process's index, from 0.
+    pub fn rank(&self) -> usize {
+        self.transport.rank()
+    }
+
+    /// The number of processes.
+    pub fn size(&self) -> usize {
+        self.transport.size()
+    }
+
     /// Seconds this process spent in collective operations (waiting for the others included).
     pub fn waited_s(&self) -> f64 {
         self.waited_ns.load(Ordering::Relaxed) as f64 * 1e-9
