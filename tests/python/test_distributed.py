@@ -65,11 +65,12 @@ placement = "random_endpoints"
 """
 
 
-def run_cli(tmp_path: Path, text: str, processes: int) -> Path:
+def run_cli(tmp_path: Path, text: str, processes: int, threads: int = 1) -> Path:
     config = tmp_path / "config.toml"
     config.write_text(text)
-    out = tmp_path / f"out{processes}"
+    out = tmp_path / f"out{processes}x{threads}"
     command = [sys.executable, "-m", "exanet", "run", str(config), "-q", "-o", str(out)]
+    command += ["--threads", str(threads)]
     if processes > 1:
         command = [MPIEXEC, "-n", str(processes), *command]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -84,11 +85,12 @@ def network_figures(out: Path) -> dict:
 
 @pytest.mark.parametrize("text", [TORUS, JOBS], ids=["torus_adaptive", "dragonfly_jobs"])
 def test_mpiexec_on_two_and_four_processes_gives_the_sequential_results(tmp_path, text):
+    # Each process holds the rows of its own part; the first writes them all, in order.
     one = run_cli(tmp_path, text, 1)
-    for processes in (2, 4):
-        many = run_cli(tmp_path, text, processes)
+    for processes, threads in ((2, 1), (4, 1), (2, 2)):
+        many = run_cli(tmp_path, text, processes, threads)
         summary = json.loads((many / "summary.json").read_text())
-        assert summary["processes"] == processes
+        assert (summary["processes"], summary["threads"]) == (processes, threads)
         assert summary["lookahead_ns"] > 0
         assert network_figures(many) == network_figures(one)
         for table in ("endpoints", "links"):

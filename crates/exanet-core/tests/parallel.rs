@@ -143,9 +143,9 @@ fn check_same(workers: &str, out: RunOutput, reference: &Everything) -> Vec<Vec<
     parts
 }
 
-/// Runs `changes` on 1, 2, 3, 4 and 8 threads and on 2 and 4 processes, and checks every
-/// answer (every process's) is the first: the processes' rows of the endpoints and links
-/// tables together are exactly its rows, each row in one process.
+/// Runs `changes` on 1, 2, 3, 4 and 8 threads, on 2 and 4 processes and on 2 processes of 2
+/// threads, and checks every answer (every process's) is the first: the processes' rows of the
+/// endpoints and links tables together are exactly its rows, each row in one process.
 fn same_on_any_number_of_threads(changes: &[(&str, Value)]) -> Everything {
     let sequential = on_threads(changes, 1);
     assert_eq!(sequential.summary.u64("threads"), 1);
@@ -155,13 +155,16 @@ fn same_on_any_number_of_threads(changes: &[(&str, Value)]) -> Everything {
         assert_eq!(out.summary.u64("threads"), u64::from(threads));
         check_same(&format!("{threads} threads"), out, &reference);
     }
-    let config = with(changes);
-    for processes in [2, 4] {
+    for (processes, threads) in [(2, 1), (4, 1), (2, 2)] {
+        let mut threaded = changes.to_vec();
+        threaded.push(("threads", json!(threads)));
+        let config = with(&threaded);
         let mut union = vec![Vec::new(); PART_TABLES.len()];
         for (rank, out) in on_processes(&config, processes).into_iter().enumerate() {
             let out = out.unwrap_or_else(|e| panic!("run failed: {e}"));
             assert_eq!(out.summary.u64("processes"), processes as u64);
-            let workers = format!("process {rank} of {processes}");
+            assert_eq!(out.summary.u64("threads"), threads);
+            let workers = format!("process {rank} of {processes}, {threads} threads each");
             for (all, part) in union.iter_mut().zip(check_same(&workers, out, &reference)) {
                 all.extend(part);
             }
@@ -446,10 +449,9 @@ fn thread_counts_the_engine_cannot_use_are_refused_by_key() {
         ("router.vcs", json!(6)),
     ];
     assert_eq!(refused_key(&ugal_g), ["routing.kind", "routing.kind"]);
-    assert_eq!(
-        refused_key(&[("threads", json!(2))]),
-        ["threads", "threads"]
-    );
+    // 2 processes of 9 threads: 18 workers for 16 routers.
+    let small = [("topology.dims", json!([4, 4])), ("threads", json!(9))];
+    assert_eq!(refused_key(&small), ["threads", "threads"]);
     let none = with(&[("threads", json!(0))]);
     assert!(run(&none)
         .err()

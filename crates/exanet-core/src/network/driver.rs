@@ -602,6 +602,19 @@ impl Network {
         }
         let me = transport.rank() as u32;
         let threads = self.config.threads.max(1);
+        let routers = self.params.routers;
+        if u64::from(processes) * u64::from(threads) > u64::from(routers) {
+            return Err(ConfigError::new(
+                "threads",
+                threads.to_string(),
+                format!(
+                    "at most {} with {processes} processes: each of the processes x threads \
+                     workers simulates whole routers, and there are {routers}",
+                    (routers / processes).max(1)
+                ),
+            )
+            .into());
+        }
         let (split, lookahead) = self.split(processes * threads)?;
         let plan = self.plan(interval_s, lookahead);
         let part_of = self.entity_parts(&split);

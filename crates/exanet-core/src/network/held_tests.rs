@@ -85,6 +85,23 @@ fn each_process_of_a_torus_holds_its_slab_only() {
 }
 
 #[test]
+fn a_process_of_several_threads_holds_its_threads_parts_only() {
+    let mut torus = config(
+        json!({"kind": "torus", "dims": [4, 8, 8], "concentration": 2}),
+        json!({"kind": "dor", "allow_unsafe": false}),
+    );
+    torus.threads = 2;
+    let world = Loopback::world(2);
+    for t in &world {
+        let net = Network::on(&torus, Some(t as &dyn Transport)).unwrap();
+        // Four slabs of 64 routers: process p holds slabs 2p and 2p + 1.
+        let first = t.rank() * 128;
+        assert_eq!(net.nics.indices(), 2 * first..2 * (first + 128));
+        assert_eq!(net.outputs.indices(), first * 8..(first + 128) * 8);
+    }
+}
+
+#[test]
 fn each_process_of_a_dragonfly_holds_its_groups_only() {
     let dragonfly = config(
         json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 8,
