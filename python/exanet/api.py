@@ -74,8 +74,11 @@ def simulate(config: ConfigSource, *, progress: bool | None = None) -> Result:
     core = config.to_core()
     config_json = json.dumps(core)
     with core_errors(core):
-        _core.validate(config_json)
         comm = distributed.world()
+        if comm is None:
+            # Across processes the run checks its process's share of the network instead: the
+            # whole may be too large for one machine.
+            _core.validate(config_json)
         shown = progress if distributed.rank() == 0 else False
         with ProgressDisplay(shown, drain_limit_ps=_drain_limit_ps(config)) as callback:
             run = _core.run(config_json, callback, comm=comm)

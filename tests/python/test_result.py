@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from samples import ENDPOINTS, LINKS, SUMMARY, SampleRun, core_table
 
+import exanet
 from exanet.config import Config
 from exanet.errors import ConfigError, InternalError, OutputError
 from exanet.result import Result, check_output_directory, table_to_dataframe
@@ -225,3 +226,18 @@ def test_only_synthetic_traffic_has_a_steady_state_verdict():
         }
     )
     assert "steady_state" not in Result(config, SampleRun()).summary
+
+
+def test_a_table_too_large_for_memory_is_refused_and_the_summary_stays(monkeypatch):
+    result = exanet.simulate(
+        {"topology": {"kind": "torus", "dims": [8, 8]}, "traffic": {"load": 0.1}}, progress=False
+    )
+    # 64 endpoint rows and 64 x 5 router ports + 64 injection links: 384 link rows of 256 B.
+    monkeypatch.setenv("EXANET_MEMORY_LIMIT", str(64 * 256))
+    assert len(result.endpoints) == 64
+    with pytest.raises(ConfigError) as refused:
+        result.links  # noqa: B018
+    assert refused.value.key == "table"
+    assert refused.value.value == "links: 384 rows"
+    assert "this needs ~96 KiB" in str(refused.value)
+    assert result.summary["endpoints"] == 64

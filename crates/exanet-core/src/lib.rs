@@ -42,6 +42,7 @@ pub struct Description {
 pub fn describe(config: &Config) -> Result<Description, ConfigError> {
     let parts = network::Parts::build(config)?;
     let topo = parts.topology.as_ref();
+    network::check_fits(topo, config, &network::Held::all(topo))?;
     let network_links = (0..topo.num_routers())
         .map(|r| {
             (0..topo.ports_per_router())

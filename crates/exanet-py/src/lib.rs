@@ -152,6 +152,7 @@ impl RunResult {
     /// `"injection_series"` or `"packet_sizes"` as column buffers.
     fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
         guarded("result table", || {
+            self.output.check_table_fits(name).map_err(config_error)?;
             let table = match name {
                 "endpoints" => py.detach(|| self.output.endpoints()),
                 "links" => py.detach(|| self.output.links()),

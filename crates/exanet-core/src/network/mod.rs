@@ -15,6 +15,7 @@ mod router;
 mod state;
 
 pub use driver::{Phase, Progress};
+pub(crate) use model::{check_fits, Held};
 pub use model::{NetEvent, Network, Parts};
 pub use rate::MAX_PACKET_RATE_PER_S;
 pub use record::{MatrixLevel, RecordConfig};

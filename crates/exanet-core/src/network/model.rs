@@ -90,34 +90,69 @@ fn measurement_window(config: &Config) -> (Time, Time) {
     }
 }
 
-/// What the network's state will take once allocated: per router port, per endpoint (its NIC,
-/// counters and pending event, and its rows of the result tables, built once in the core and
-/// once more as Python columns).
-fn state_footprint(topology: &dyn Topology, config: &Config) -> Footprint {
+/// What a network's state will take once allocated for the routers and NICs `held`: per
+/// router port, per NIC (its state, counters and pending event), and, in a process that holds
+/// part of the network, what it keeps for every entity (latency by source, the worker of each
+/// router and NIC).
+fn state_footprint(topology: &dyn Topology, config: &Config, held: &Held) -> Footprint {
     use std::mem::size_of;
-    const RESULT_COLUMNS: u64 = 2 * 16 * 8;
-    let ports = u64::from(topology.num_routers()) * u64::from(topology.ports_per_router());
-    let endpoints = u64::from(topology.num_endpoints());
+    let ports = held.routers.len() as u64 * u64::from(topology.ports_per_router());
+    let endpoints = held.endpoints.len() as u64;
     let vcs = u64::from(config.router.vcs);
     let per_port = 1 + 2 * size_of::<u32>() + size_of::<OutputPort>();
-    let per_endpoint = size_of::<Nic>()
-        + size_of::<NicLimits>()
-        + size_of::<EndpointCounters>()
-        + size_of::<SourceLatency>()
-        + 32; // its pending event in the queue
+    let per_endpoint =
+        size_of::<Nic>() + size_of::<NicLimits>() + size_of::<EndpointCounters>() + 32; // its pending event in the queue
     let mut need = Footprint::new();
     need.add("router ports", ports, per_port as u64)
         .add("NICs", endpoints, per_endpoint as u64)
         .add("NIC credits", endpoints, vcs * 4)
-        .add("result tables", ports + endpoints, RESULT_COLUMNS);
+        .add(
+            "latency by source",
+            u64::from(topology.num_endpoints()),
+            size_of::<SourceLatency>() as u64,
+        );
+    if held != &Held::all(topology) {
+        need.add(
+            "worker of every router and NIC",
+            u64::from(topology.num_routers()) + u64::from(topology.num_endpoints()),
+            size_of::<u32>() as u64,
+        );
+    }
     if config.router.packet_rate_per_s > 0 {
         need.add(
             "router packet-rate windows",
-            u64::from(topology.num_routers()),
+            held.routers.len() as u64,
             size_of::<RateWindow>() as u64,
         );
     }
     need
+}
+
+/// Refuses a network whose state for the routers and NICs `held` does not fit in memory.
+pub(crate) fn check_fits(
+    topology: &dyn Topology,
+    config: &Config,
+    held: &Held,
+) -> Result<(), ConfigError> {
+    state_footprint(topology, config, held).check(
+        "topology",
+        format!(
+            "{}: {} routers of {} ports, {} endpoints{}",
+            topology.family(),
+            topology.num_routers(),
+            topology.ports_per_router(),
+            topology.num_endpoints(),
+            if held == &Held::all(topology) {
+                String::new()
+            } else {
+                format!(
+                    ", of which this process holds {} routers and {} endpoints",
+                    held.routers.len(),
+                    held.endpoints.len()
+                )
+            }
+        ),
+    )
 }
 
 /// The NIC as a workload's source sees it: a node with P ports injects at P times a port's
@@ -160,16 +195,6 @@ impl Parts {
         let topology: Arc<dyn Topology> = Arc::from(topology::build(&config.topology)?);
         let nodes = topology::Nodes::of(Arc::clone(&topology));
         let t = topology.as_ref();
-        state_footprint(t, config).check(
-            "topology",
-            format!(
-                "{}: {} routers of {} ports, {} endpoints",
-                t.family(),
-                t.num_routers(),
-                t.ports_per_router(),
-                t.num_endpoints()
-            ),
-        )?;
         let (window_start, window_end) = measurement_window(config);
         let recorder = Recorder::build(&config.record, nodes.as_ref(), window_start, window_end)?
             .map(Box::new);
@@ -307,14 +332,14 @@ impl Parts {
 
 /// The routers and NICs whose state a network holds: runs of router and endpoint numbers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Held {
+pub(crate) struct Held {
     pub(super) routers: Range<usize>,
     pub(super) endpoints: Range<usize>,
 }
 
 impl Held {
     /// Every router and NIC of `topology`.
-    pub(super) fn all(topology: &dyn Topology) -> Held {
+    pub(crate) fn all(topology: &dyn Topology) -> Held {
         Held {
             routers: 0..topology.num_routers() as usize,
             endpoints: 0..topology.num_endpoints() as usize,
@@ -487,6 +512,7 @@ impl Network {
             Some(t) if t.size() > 1 => network.held_by(t.rank() as u32, t.size() as u32),
             _ => Held::all(network.topology.as_ref()),
         };
+        check_fits(network.topology.as_ref(), config, &held)?;
         network.allocate_state(&held);
         Ok(network)
     }

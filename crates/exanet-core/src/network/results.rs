@@ -7,6 +7,8 @@ use super::model::Network;
 use super::record::Recorder;
 use super::state::{EndpointCounters, PortLink};
 use crate::engine::Time;
+use crate::error::ConfigError;
+use crate::memory::Footprint;
 
 use crate::stats::{ColumnData, Summary, Table, Value};
 use crate::topology::{Peer, Topology};
@@ -388,7 +390,32 @@ fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> (Vec<u32>, Vec<String>
     (codes, labels)
 }
 
+/// Bytes of one row of the endpoints or links table: about 16 columns of 8 bytes, built once in
+/// the core and once more as Python columns.
+const TABLE_ROW_BYTES: u64 = 2 * 16 * 8;
+
 impl RunOutput {
+    /// Refuses to build table `name` when its rows would not fit in memory (the links table of
+    /// a network of 10^7 routers has 10^8 rows and more: a run's summary fits where its tables
+    /// do not).
+    pub fn check_table_fits(&self, name: &str) -> Result<(), ConfigError> {
+        let rows = match name {
+            "endpoints" => self.rows.nodes.len(),
+            "links" => {
+                self.rows.outputs.len()
+                    + self
+                        .rows
+                        .ports
+                        .as_ref()
+                        .map_or(self.rows.nodes.len(), |(ids, _)| ids.len())
+            }
+            _ => return Ok(()),
+        } as u64;
+        let mut need = Footprint::new();
+        need.add("table rows", rows, TABLE_ROW_BYTES);
+        need.check("table", format!("{name}: {rows} rows"))
+    }
+
     /// One row per job: completion, volume, communication rate and slowdowns.
     pub fn jobs_table(&self) -> Table {
         let j = &self.jobs;
