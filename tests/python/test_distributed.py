@@ -134,3 +134,29 @@ def test_processes_given_different_configs_end_the_job_naming_the_odd_one(tmp_pa
     assert "process 1 was given another config than process 0" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+DYING_PROCESS = """
+import json, os, signal, sys
+from exanet import _core, distributed
+from exanet.config import load
+
+# Joins the run as process 1, then dies by SIGKILL at its first progress report.
+core = json.dumps(load(sys.argv[1]).to_core())
+_core.run(core, lambda _: os.kill(os.getpid(), signal.SIGKILL), 0.01, comm=distributed.world())
+"""
+
+
+def test_a_process_that_dies_mid_run_ends_the_others_instead_of_leaving_them_waiting(tmp_path):
+    config = tmp_path / "long.toml"
+    config.write_text(TORUS.replace("dims = [8, 8]", "dims = [32, 32]").replace("2us", "200us"))
+    dying = tmp_path / "dying.py"
+    dying.write_text(DYING_PROCESS)
+    run = [sys.executable, "-m", "exanet", "run", "-q", "-o", str(tmp_path / "out"), str(config)]
+    command = [MPIEXEC, "-n", "1", *run, ":", "-n", "1", sys.executable, str(dying), str(config)]
+    # The launcher sees process 1 killed and ends process 0, which waits for it in a
+    # collective: the job ends (within seconds, not the 200 us of simulated time it asked for).
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "KILLED BY SIGNAL: 9" in done.stdout + done.stderr, done.stdout + done.stderr
+    assert not (tmp_path / "out").exists()

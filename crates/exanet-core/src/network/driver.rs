@@ -619,7 +619,11 @@ impl Network {
         let plan = self.plan(interval_s, lookahead);
         let part_of = self.entity_parts(&split);
         drop(split);
-        let process_of: Arc<[u32]> = part_of.iter().map(|&w| w / threads).collect();
+        let process_of: Arc<[u32]> = if threads == 1 {
+            Arc::clone(&part_of)
+        } else {
+            part_of.iter().map(|&w| w / threads).collect()
+        };
         let first = me * threads;
         // SAFETY: only this process's workers run, and they are dropped before this function
         // returns.
