@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -235,7 +236,9 @@ def _spawn_child(
     if quick:
         command.append("--quick")
     if processes > 1:
-        launcher = shutil.which("mpiexec")
+        # The one installed beside this Python first (pip install 'exanet[mpi]'), else PATH's.
+        scripts = sysconfig.get_path("scripts")
+        launcher = shutil.which("mpiexec", path=scripts) or shutil.which("mpiexec")
         if launcher is None:
             raise typer.BadParameter(
                 f"{processes}: runs across processes start under mpiexec, which is not on the "

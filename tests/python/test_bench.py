@@ -3,7 +3,14 @@ import math
 
 from typer.testing import CliRunner
 
-from exanet.bench import QUICK_TIME_DIVISOR, SCENARIOS, app, compare_rows, scenario_config
+from exanet.bench import (
+    QUICK_TIME_DIVISOR,
+    SCENARIOS,
+    app,
+    compare_rows,
+    run_benchmarks,
+    scenario_config,
+)
 from exanet.config import load
 
 
@@ -92,3 +99,11 @@ def test_the_cli_compares_two_recorded_runs_without_simulating(tmp_path):
     assert "expected the JSON list that --json writes" in done.output
     done = runner.invoke(app, ["--against", str(new)])
     assert done.exit_code != 0 and "--against needs --compare" in done.output
+
+
+def test_a_run_across_processes_simulates_the_same_work_in_less_memory_per_process():
+    one, two = (run_benchmarks(["c"], quick=True, processes=p)[0] for p in (1, 2))
+    assert (one["processes"], two["processes"]) == (1, 2)
+    assert two["packet_hops"] == one["packet_hops"]
+    # (c) holds 262,144 endpoints: each of two processes holds half of the network's state.
+    assert two["bytes_per_endpoint"] < 0.75 * one["bytes_per_endpoint"]

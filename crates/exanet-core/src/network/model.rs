@@ -100,8 +100,9 @@ fn state_footprint(topology: &dyn Topology, config: &Config, held: &Held) -> Foo
     let endpoints = held.endpoints.len() as u64;
     let vcs = u64::from(config.router.vcs);
     let per_port = 1 + 2 * size_of::<u32>() + size_of::<OutputPort>();
+    // A NIC's state and counters, and its pending event in the queue (32 B).
     let per_endpoint =
-        size_of::<Nic>() + size_of::<NicLimits>() + size_of::<EndpointCounters>() + 32; // its pending event in the queue
+        size_of::<Nic>() + size_of::<NicLimits>() + size_of::<EndpointCounters>() + 32;
     let mut need = Footprint::new();
     need.add("router ports", ports, per_port as u64)
         .add("NICs", endpoints, per_endpoint as u64)
