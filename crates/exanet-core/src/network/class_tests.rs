@@ -42,14 +42,16 @@ fn vcs_taken(config: &Config, token: u32) -> Vec<usize> {
     let mut taken = Vec::new();
     loop {
         for v in 0..net.params.vcs {
-            if net.nic_credits[v] < net.params.vc_buffer_bytes {
+            if net.nics.credits[v] < net.params.vc_buffer_bytes {
                 taken.push(v);
             }
         }
-        for out in net.outputs.indices() {
+        for out in net.routers.outputs.indices() {
             for v in 0..net.params.vcs {
                 let full = net.params.vc_buffer_bytes;
-                if net.port_class[out] != super::state::NIC_CLASS && net.credit(out, v) < full {
+                if net.routers.port_class[out] != super::state::NIC_CLASS
+                    && net.credit(out, v) < full
+                {
                     taken.push(v);
                 }
             }

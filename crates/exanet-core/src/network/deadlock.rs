@@ -42,9 +42,10 @@ impl Network {
     ) -> Vec<StuckNode> {
         let mut waits = Vec::new();
         let held = self
+            .routers
             .input_blocks
             .indices()
-            .zip(self.input_blocks.held())
+            .zip(self.routers.input_blocks.held())
             .filter(|&(_, &block)| block != NO_BLOCK);
         for (port_index, &block) in held {
             let router = (port_index / self.params.ports) as u32;
@@ -92,7 +93,7 @@ impl Network {
         let port_index = node / self.params.vcs;
         let router = (port_index / self.params.ports) as u32;
         let port = (port_index % self.params.ports) as u16;
-        if self.port_class[port_index] == NIC_CLASS {
+        if self.routers.port_class[port_index] == NIC_CLASS {
             return None;
         }
         let Peer::Router {
@@ -117,7 +118,7 @@ impl Network {
             peer_router: router,
             queued_packets: {
                 let owner = owner_of(router);
-                let block = self.input_blocks[port_index];
+                let block = self.routers.input_blocks[port_index];
                 owner
                     .inputs
                     .vc(block, usize::from(vc))

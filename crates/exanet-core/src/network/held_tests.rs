@@ -32,7 +32,7 @@ fn held_by_each(config: &Config, processes: usize) -> Vec<(usize, usize)> {
     let (split, _) = whole.split(processes as u32).unwrap();
     let ports = whole.params.ports;
     let vcs = whole.params.vcs;
-    let (routers, endpoints) = (whole.params.routers as usize, whole.nics.held().len());
+    let (routers, endpoints) = (whole.params.routers as usize, whole.nics.state.held().len());
     let world = Loopback::world(processes);
     let held: Vec<(usize, usize)> = world
         .iter()
@@ -53,16 +53,16 @@ fn held_by_each(config: &Config, processes: usize) -> Vec<(usize, usize)> {
                 "a part is one run of routers"
             );
             for indices in [
-                net.outputs.indices(),
-                net.input_blocks.indices(),
-                net.output_blocks.indices(),
-                net.port_class.indices(),
+                net.routers.outputs.indices(),
+                net.routers.input_blocks.indices(),
+                net.routers.output_blocks.indices(),
+                net.routers.port_class.indices(),
             ] {
                 assert_eq!(indices, r0 * ports..r1 * ports);
             }
-            assert_eq!(net.nics.indices(), e0..e1);
-            assert_eq!(net.endpoint_counters.indices(), e0..e1);
-            assert_eq!(net.nic_credits.indices(), e0 * vcs..e1 * vcs);
+            assert_eq!(net.nics.state.indices(), e0..e1);
+            assert_eq!(net.nics.counters.indices(), e0..e1);
+            assert_eq!(net.nics.credits.indices(), e0 * vcs..e1 * vcs);
             (r1 - r0, e1 - e0)
         })
         .collect();
@@ -96,8 +96,8 @@ fn a_process_of_several_threads_holds_its_threads_parts_only() {
         let net = Network::on(&torus, Some(t as &dyn Transport)).unwrap();
         // Four slabs of 64 routers: process p holds slabs 2p and 2p + 1.
         let first = t.rank() * 128;
-        assert_eq!(net.nics.indices(), 2 * first..2 * (first + 128));
-        assert_eq!(net.outputs.indices(), first * 8..(first + 128) * 8);
+        assert_eq!(net.nics.state.indices(), 2 * first..2 * (first + 128));
+        assert_eq!(net.routers.outputs.indices(), first * 8..(first + 128) * 8);
     }
 }
 
@@ -130,8 +130,8 @@ fn a_process_holds_the_hull_of_a_part_that_is_not_one_run() {
             .filter(|&r| split.part_of[r] == t.rank() as u32)
             .collect();
         let (first, last) = (mine[0], *mine.last().unwrap());
-        assert_eq!(net.nics.indices(), first..last + 1);
-        assert_eq!(net.outputs.indices(), first * 5..(last + 1) * 5);
+        assert_eq!(net.nics.state.indices(), first..last + 1);
+        assert_eq!(net.routers.outputs.indices(), first * 5..(last + 1) * 5);
         spread |= last - first + 1 > mine.len();
     }
     assert!(spread, "some part is not one run of router numbers");

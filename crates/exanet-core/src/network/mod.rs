@@ -1,6 +1,7 @@
 //! The packet-level network model (virtual cut-through): NICs, routers and links, as one
 //! [`engine::Model`](crate::engine::Model) whose entities are the routers and the NICs.
 
+mod arrays;
 mod counts;
 mod deadlock;
 mod driver;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::arrays::{NicArrays, NicShape, RouterArrays};
 use super::packet::PacketArena;
 use super::parallel::Remote;
 use super::rate::{PacketRate, RateWindow};
@@ -19,12 +20,10 @@ use rustc_hash::FxHashMap;
 use crate::config::{
     Arbitration, Config, Drain, LinkParams, NicConfig, Priority, Striping, TrafficConfig,
 };
-use crate::engine::{
-    entity_stream, huge_page_vec, prefetch_line, EntityId, Model, Scheduler, Time,
-};
+use crate::engine::{prefetch_line, EntityId, Model, Scheduler, Time};
 use crate::error::ConfigError;
 use crate::memory::Footprint;
-use crate::parallel::{SharedArray, Transport};
+use crate::parallel::Transport;
 use crate::routing::{self, Candidates, RoutingFunction};
 use crate::topology::{self, Peer, Topology};
 use crate::workload::{jobs, Action, Generation, Host, Synthetic, Threads};
@@ -435,8 +434,6 @@ pub struct Network {
     pub(super) topology: Arc<dyn Topology>,
     /// The network as the workload sees it, one endpoint per node (see [`Parts::nodes`]).
     pub(super) node_topology: Arc<dyn Topology>,
-    /// Each node's next port in turn, with several ports per node (empty with one).
-    pub(super) port_turn: SharedArray<u32>,
     /// Hosts' messages striped over several ports: (source node, token) to the parts still
     /// being sent and the latest tail among those sent.
     pub(super) parts_sending: FxHashMap<(u32, u32), (u32, Time)>,
@@ -448,35 +445,18 @@ pub struct Network {
     pub(super) host: Option<Box<dyn Host>>,
     /// Scratch: what the host asked for.
     pub(super) actions: Vec<Action>,
-    /// Each router's use of its packet-rate limit (empty without `router.packet_rate`).
-    pub(super) router_rate_windows: SharedArray<RateWindow>,
     /// The link parameters of each link class.
     pub(super) class_links: Vec<PortLink>,
-    /// Link class of each (router, port): an index into `class_links`, NIC_CLASS or NO_LINK.
-    pub(super) port_class: SharedArray<u8>,
-    // Router state, indexed by (router * ports + port) [* vcs + vc | * request_words + word].
-    // The per-entity arrays are shared by the workers of a parallel run, each touching only
-    // its own entities' entries (see `parallel`).
-    /// Per router port, its block of input VCs in the owning worker's `inputs` (NO_BLOCK:
-    /// the port holds no packet).
-    pub(super) input_blocks: SharedArray<u32>,
+    /// The state of the routers and NICs this network holds (the workers of a parallel run
+    /// share them, see `arrays`), and each worker's own pools of the ports in use: input
+    /// VCs by port block, outputs [* vcs + vc | * request_words + word].
+    pub(super) routers: RouterArrays,
+    pub(super) nics: NicArrays,
     pub(super) inputs: InputPool,
-    pub(super) outputs: SharedArray<OutputPort>,
-    /// Per router port, its output block in the owning worker's `output_pool` (NO_BLOCK: the
-    /// output is idle, in its starting state).
-    pub(super) output_blocks: SharedArray<u32>,
     pub(super) output_pool: OutputPool,
-    // NIC state, indexed by endpoint [* vcs + vc].
-    pub(super) nics: SharedArray<Nic>,
-    /// Per-NIC throttle, burst and cap state (empty when no feature needs it).
-    pub(super) nic_limits: SharedArray<NicLimits>,
-    pub(super) nic_credits: SharedArray<u32>,
     /// NICs whose next message is due before the end of the measurement window (a worker's
     /// share, in wrapping arithmetic: the workers' shares add up to the count).
     pub(super) nics_owing_window: u64,
-    pub(super) endpoint_counters: SharedArray<EndpointCounters>,
-    /// Latency of the measured packets each endpoint sent, recorded where they arrive.
-    pub(super) source_latency: SharedArray<SourceLatency>,
     pub(super) packets: PacketArena,
     /// Messages being reassembled at this worker's NICs: packets still to come, by (source,
     /// destination, message); a fast hash, as it is looked up per packet and never iterated.
@@ -635,7 +615,6 @@ impl Network {
             },
             config: Arc::new(config.clone()),
             node_topology,
-            port_turn: SharedArray::default(),
             parts_sending: FxHashMap::default(),
             routing: Arc::from(routing),
             synthetic,
@@ -643,20 +622,12 @@ impl Network {
             host,
             actions: Vec::new(),
             recorder,
-            router_rate_windows: SharedArray::default(),
             class_links,
-            port_class: SharedArray::default(),
-            input_blocks: SharedArray::default(),
+            routers: RouterArrays::default(),
+            nics: NicArrays::default(),
             inputs: InputPool::new(vcs),
-            outputs: SharedArray::default(),
-            output_blocks: SharedArray::default(),
             output_pool: OutputPool::new(vcs, request_words),
-            nics: SharedArray::default(),
-            nic_limits: SharedArray::default(),
-            nic_credits: SharedArray::default(),
             nics_owing_window: 0,
-            endpoint_counters: SharedArray::default(),
-            source_latency: SharedArray::default(),
             packets: PacketArena::default(),
             reassembly: FxHashMap::default(),
             stats: Stats::new(window_start, window_end),
@@ -670,95 +641,33 @@ impl Network {
         })
     }
 
-    /// Allocates the state of the routers and NICs `held` names: each array indexed by global
-    /// number all the same (see [`SharedArray`]). Latency by source is kept for every endpoint:
-    /// a NIC records the packets it receives, from any source.
+    /// Allocates the state of the routers and NICs `held` names (see `arrays`).
     fn allocate_state(&mut self, held: &Held) {
-        let Params {
-            ports,
-            vcs,
-            vc_buffer_bytes,
-            nodes,
-            node_ports,
-            ..
-        } = self.params;
-        let (routers, endpoints) = (held.routers.clone(), held.endpoints.clone());
-        let port_indices = routers.start * ports..routers.end * ports;
-        self.port_class = SharedArray::starting_at(
-            port_indices.start,
-            port_classes(self.topology.as_ref(), routers.clone()),
-        );
-        self.input_blocks = SharedArray::starting_at(
-            port_indices.start,
-            huge_page_vec(NO_BLOCK, port_indices.len()),
-        );
-        self.outputs = SharedArray::starting_at(
-            port_indices.start,
-            huge_page_vec(OutputPort::default(), port_indices.len()),
-        );
-        self.output_blocks = SharedArray::starting_at(
-            port_indices.start,
-            huge_page_vec(NO_BLOCK, port_indices.len()),
-        );
-        if self.params.router_packet_rate.is_some() {
-            self.router_rate_windows =
-                SharedArray::starting_at(routers.start, vec![RateWindow::default(); routers.len()]);
-        }
+        let topology = self.topology.as_ref();
+        self.routers = RouterArrays::new(topology, held, self.params.router_packet_rate.is_some());
         let limits = self.config.nic.max_outstanding_packets > 0
             || self.config.nic.injection_cap_bytes > 0
             || self.params.nic_packet_rate.is_some()
             || self.burst.is_some()
             || self.synthetic.as_ref().is_some_and(|s| s.keeps_burst());
-        if limits {
-            self.nic_limits = SharedArray::starting_at(
-                endpoints.start,
-                vec![NicLimits::default(); endpoints.len()],
-            );
-        }
-        let seed = self.config.seed;
-        let first_nic = self.params.routers as usize;
-        self.nics = SharedArray::starting_at(
-            endpoints.start,
-            endpoints
-                .clone()
-                .map(|e| Nic {
-                    queue: Default::default(),
-                    cut_bytes: 0,
-                    messages_started: 0,
-                    free_at: 0,
-                    wake_at: NEVER,
-                    next_gen: NEVER,
-                    rng: entity_stream(seed, (first_nic + e) as u64),
-                })
-                .collect(),
-        );
-        self.nic_credits = SharedArray::starting_at(
-            endpoints.start * vcs,
-            huge_page_vec(vc_buffer_bytes, endpoints.len() * vcs),
-        );
-        self.endpoint_counters = SharedArray::starting_at(
-            endpoints.start,
-            huge_page_vec(EndpointCounters::default(), endpoints.len()),
-        );
-        let all_endpoints = self.topology.num_endpoints() as usize;
-        self.source_latency = (0..all_endpoints)
-            .map(|_| SourceLatency::default())
-            .collect::<Vec<_>>()
-            .into();
-        if node_ports > 1 {
-            self.port_turn = vec![0; nodes as usize].into();
-        }
+        let shape = NicShape {
+            vcs: self.params.vcs,
+            vc_buffer_bytes: self.params.vc_buffer_bytes,
+            limits,
+            seed: self.config.seed,
+            first_nic: self.params.routers as usize,
+            all_endpoints: topology.num_endpoints() as usize,
+            nodes: self.params.nodes as usize,
+            node_ports: self.params.node_ports,
+        };
+        self.nics = NicArrays::new(held, &shape);
     }
 
     /// Frees the state of the routers and NICs (a process of a run across processes, once it
     /// has shared its counts).
     pub(super) fn release_state(&mut self) {
-        self.allocate_state(&Held {
-            routers: 0..0,
-            endpoints: 0..0,
-        });
-        self.source_latency = SharedArray::default();
-        self.port_turn = SharedArray::default();
+        self.routers = RouterArrays::default();
+        self.nics = NicArrays::default();
     }
 
     /// The routers and NICs this process holds in a run across `processes` processes, of
@@ -807,7 +716,7 @@ impl Network {
     /// The link leaving (router, port): its class's parameters, or the NIC link's.
     #[inline]
     pub(super) fn port_link(&self, port_index: usize) -> PortLink {
-        match self.port_class[port_index] {
+        match self.routers.port_class[port_index] {
             NIC_CLASS => self.params.nic_link,
             class => self.class_links[usize::from(class)],
         }
@@ -845,12 +754,12 @@ impl Model for Network {
             NetEvent::Wake { port } => self.output_wakes(now, target, port),
             NetEvent::NicCredit { vc, bytes } => {
                 let e = (target - self.num_routers()) as usize;
-                self.nic_credits[e * self.params.vcs + usize::from(vc)] += bytes;
+                self.nics.credits[e * self.params.vcs + usize::from(vc)] += bytes;
             }
             NetEvent::NicWake => {
                 let e = (target - self.num_routers()) as usize;
-                if self.nics[e].wake_at == now {
-                    self.nics[e].wake_at = NEVER;
+                if self.nics.state[e].wake_at == now {
+                    self.nics.state[e].wake_at = NEVER;
                 }
             }
             NetEvent::Deliver { packet } => {
@@ -858,7 +767,7 @@ impl Model for Network {
             }
             NetEvent::NicAck => {
                 let e = (target - self.num_routers()) as usize;
-                self.nic_limits[e].outstanding -= 1;
+                self.nics.limits[e].outstanding -= 1;
             }
             NetEvent::HostWake { tag } => {
                 let e = target - self.num_routers();
@@ -876,24 +785,24 @@ impl Model for Network {
             NetEvent::Arrive { port, packet, .. } => {
                 self.packets.prefetch(packet);
                 let router = target as usize * self.params.ports;
-                prefetch_line(&self.input_blocks[router + usize::from(port)]);
-                prefetch_line(&self.output_blocks[router]);
-                prefetch_line(&self.port_class[router]);
+                prefetch_line(&self.routers.input_blocks[router + usize::from(port)]);
+                prefetch_line(&self.routers.output_blocks[router]);
+                prefetch_line(&self.routers.port_class[router]);
             }
             NetEvent::Deliver { packet } => {
                 self.packets.prefetch(packet);
-                prefetch_line(&self.nics[(target - self.num_routers()) as usize]);
+                prefetch_line(&self.nics.state[(target - self.num_routers()) as usize]);
             }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
                 let index = target as usize * self.params.ports + usize::from(port);
-                prefetch_line(&self.outputs[index]);
-                prefetch_line(&self.output_blocks[index]);
+                prefetch_line(&self.routers.outputs[index]);
+                prefetch_line(&self.routers.output_blocks[index]);
             }
             NetEvent::NicCredit { .. }
             | NetEvent::NicWake
             | NetEvent::NicAck
             | NetEvent::HostWake { .. } => {
-                prefetch_line(&self.nics[(target - self.num_routers()) as usize]);
+                prefetch_line(&self.nics.state[(target - self.num_routers()) as usize]);
             }
         }
     }
@@ -905,15 +814,15 @@ impl Model for Network {
         }
         match *event {
             NetEvent::Arrive { port, vc, .. } => {
-                let block =
-                    self.input_blocks[target as usize * self.params.ports + usize::from(port)];
+                let block = self.routers.input_blocks
+                    [target as usize * self.params.ports + usize::from(port)];
                 if block != NO_BLOCK {
                     prefetch_line(self.inputs.vc(block, usize::from(vc)));
                 }
             }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
-                let block =
-                    self.output_blocks[target as usize * self.params.ports + usize::from(port)];
+                let block = self.routers.output_blocks
+                    [target as usize * self.params.ports + usize::from(port)];
                 if block != NO_BLOCK {
                     self.output_pool.prefetch(block);
                 }

@@ -34,8 +34,8 @@ impl Network {
             .expect("only synthetic sources generate");
         // A burst's messages are all due when the burst starts; each is drawn when the one
         // before it has left.
-        let due = self.nics[ei].next_gen;
-        let rng = &mut self.nics[ei].rng;
+        let due = self.nics.state[ei].next_gen;
+        let rng = &mut self.nics.state[ei].rng;
         let dst = source
             .pattern
             .destination(e, self.node_topology.as_ref(), rng);
@@ -51,8 +51,8 @@ impl Network {
         let ei = e as usize;
         let mut next = due.saturating_add(self.draw_gap(e, false));
         if let Some(Generation::Burst { .. }) = self.synthetic.as_ref().map(|s| &s.generation) {
-            self.nic_limits[ei].budget -= 1;
-            if self.nic_limits[ei].budget == 0 {
+            self.nics.limits[ei].budget -= 1;
+            if self.nics.limits[ei].budget == 0 {
                 next = NEVER;
             }
         }
@@ -64,7 +64,7 @@ impl Network {
         if due < self.stats.window_end && next >= self.stats.window_end {
             self.nics_owing_window = self.nics_owing_window.wrapping_sub(1);
         }
-        self.nics[ei].next_gen = next;
+        self.nics.state[ei].next_gen = next;
     }
 
     /// Endpoint `e`'s gap to its next message (see `Synthetic::next_gap`); an on/off source
@@ -76,11 +76,11 @@ impl Network {
             .as_ref()
             .expect("only synthetic sources generate");
         let mut unused = 0;
-        let burst_left = match self.nic_limits.get_mut(ei) {
+        let burst_left = match self.nics.limits.get_mut(ei) {
             Some(limits) => &mut limits.budget,
             None => &mut unused,
         };
-        source.next_gap(e, &mut self.nics[ei].rng, burst_left, first)
+        source.next_gap(e, &mut self.nics.state[ei].rng, burst_left, first)
     }
 
     /// Starts the workload: every synthetic source's first message time (and a wake for it),
@@ -102,16 +102,16 @@ impl Network {
             }
             let ei = e as usize;
             if let Some(budget) = budget {
-                self.nic_limits[ei].budget = budget;
+                self.nics.limits[ei].budget = budget;
             }
             let first = self.draw_gap(e, true);
             if first < self.params.generation_end {
-                self.nics[ei].next_gen = first;
+                self.nics.state[ei].next_gen = first;
                 if first < self.stats.window_end {
                     self.nics_owing_window += 1;
                 }
                 let nic = self.nic_entity(e);
-                self.nics[ei].wake_at = first;
+                self.nics.state[ei].wake_at = first;
                 sched.schedule(first, nic, nic, NetEvent::NicWake);
             }
         }
@@ -161,7 +161,7 @@ impl Network {
         let message = if hosted {
             token
         } else if packets > 1 {
-            let nic = &mut self.nics[src as usize];
+            let nic = &mut self.nics.state[src as usize];
             nic.messages_started = nic.messages_started.wrapping_add(1);
             nic.messages_started
         } else {
@@ -195,7 +195,7 @@ impl Network {
     fn stripe(&mut self, now: Time, src: u32, whole: OutMessage) {
         let (ports, nodes) = (u64::from(self.params.node_ports), self.params.nodes);
         let packets = u64::from(whole.packets);
-        let turn = &mut self.port_turn[src as usize];
+        let turn = &mut self.nics.port_turn[src as usize];
         let first = u64::from(*turn);
         let (parts, advance) = match self.params.striping {
             Striping::Message => (1, 1),
@@ -249,11 +249,11 @@ impl Network {
         if measured {
             self.stats.measured_generated += packet_count;
             self.add_measured_routes(src, dst, packet_count);
-            let counters = &mut self.endpoint_counters[src as usize];
+            let counters = &mut self.nics.counters[src as usize];
             counters.generated_packets += packet_count;
             counters.generated_bytes += bytes + packet_count * self.params.header_bytes;
         }
-        self.nics[src as usize].queue.push_back(message);
+        self.nics.state[src as usize].queue.push_back(message);
     }
 
     /// Counts `packets` measured packets from endpoint `src` to `dst` at their minimal route
@@ -267,7 +267,7 @@ impl Network {
 
     /// Wire bytes of the next packet of NIC `e`'s head message.
     fn head_packet_wire_bytes(&self, e: u32) -> u64 {
-        let nic = &self.nics[e as usize];
+        let nic = &self.nics.state[e as usize];
         let head = nic.queue.front().expect("a message is queued");
         (head.bytes - nic.cut_bytes).min(self.params.mtu_bytes) + self.params.header_bytes
     }
@@ -277,7 +277,7 @@ impl Network {
     /// the cap, or the packet waits for the next window; likewise for the packet count.
     fn cap_allows_at(&mut self, now: Time, e: u32) -> Time {
         let rate_at = match self.params.nic_packet_rate {
-            Some(rate) => self.nic_limits[e as usize].rate.allows_at(now, rate),
+            Some(rate) => self.nics.limits[e as usize].rate.allows_at(now, rate),
             None => now,
         };
         if self.params.injection_cap_bytes == 0 || rate_at > now {
@@ -285,7 +285,7 @@ impl Network {
         }
         let window = now / self.params.injection_cap_window_ps;
         let bytes = self.head_packet_wire_bytes(e);
-        let limits = &mut self.nic_limits[e as usize];
+        let limits = &mut self.nics.limits[e as usize];
         if limits.cap_window != window {
             limits.cap_window = window;
             limits.cap_used_bytes = 0;
@@ -305,12 +305,12 @@ impl Network {
         let ei = e as usize;
         if self.params.node_ports > 1 {
             self.draw_for_node(now, e, false, sched);
-        } else if self.nics[ei].queue.is_empty() && self.nics[ei].next_gen <= now {
+        } else if self.nics.state[ei].queue.is_empty() && self.nics.state[ei].next_gen <= now {
             self.materialize(now, e);
         }
-        let nic = &self.nics[ei];
+        let nic = &self.nics.state[ei];
         let throttled = self.params.max_outstanding != 0
-            && self.nic_limits[ei].outstanding >= self.params.max_outstanding;
+            && self.nics.limits[ei].outstanding >= self.params.max_outstanding;
         let eligible_at = nic
             .queue
             .front()
@@ -323,11 +323,11 @@ impl Network {
                 blocked_until = NEVER;
             }
         }
-        if self.params.node_ports > 1 && self.nics[ei].queue.is_empty() {
+        if self.params.node_ports > 1 && self.nics.state[ei].queue.is_empty() {
             // The port its node's next message takes may have just become idle.
             self.draw_for_node(now, e, true, sched);
         }
-        let nic = &self.nics[ei];
+        let nic = &self.nics.state[ei];
         let wake = match nic.queue.front() {
             // Link busy, message not yet eligible or cap reached: wake then. Otherwise a
             // NicCredit or a NicAck will come.
@@ -351,9 +351,9 @@ impl Network {
     /// Makes sure NIC port `e` wakes at `at` (NEVER: no need), unless a wake no later than
     /// that is pending.
     fn wake_nic(&mut self, now: Time, e: u32, at: Time, sched: &mut Scheduler<NetEvent>) {
-        let pending = self.nics[e as usize].wake_at;
+        let pending = self.nics.state[e as usize].wake_at;
         if at != NEVER && (pending == NEVER || pending < now || at < pending) {
-            self.nics[e as usize].wake_at = at;
+            self.nics.state[e as usize].wake_at = at;
             let nic = self.nic_entity(e);
             sched.schedule(at, nic, nic, NetEvent::NicWake);
         }
@@ -378,14 +378,14 @@ impl Network {
         }
         let node = e % self.params.nodes;
         let turn_idle = |net: &Network| {
-            let port = net.port_turn[node as usize] * net.params.nodes + node;
-            net.nics[port as usize].queue.is_empty()
+            let port = net.nics.port_turn[node as usize] * net.params.nodes + node;
+            net.nics.state[port as usize].queue.is_empty()
         };
-        while self.nics[node as usize].next_gen <= now && turn_idle(self) {
+        while self.nics.state[node as usize].next_gen <= now && turn_idle(self) {
             self.materialize(now, node);
             self.wake_node_ports(now, node, (!wake_self).then_some(e), sched);
         }
-        let next = self.nics[node as usize].next_gen;
+        let next = self.nics.state[node as usize].next_gen;
         if next > now && turn_idle(self) {
             self.wake_nic(now, node, next, sched);
         }
@@ -402,7 +402,7 @@ impl Network {
     ) {
         for p in 0..self.params.node_ports {
             let port = p * self.params.nodes + node;
-            if Some(port) != settling && !self.nics[port as usize].queue.is_empty() {
+            if Some(port) != settling && !self.nics.state[port as usize].queue.is_empty() {
                 self.wake_nic(now, port, now, sched);
             }
         }
@@ -422,14 +422,17 @@ impl Network {
     /// room for it on some VC it may enter.
     fn inject_head(&mut self, now: Time, e: u32, sched: &mut Scheduler<NetEvent>) {
         let ei = e as usize;
-        let head = *self.nics[ei].queue.front().expect("a message is queued");
-        let cut = self.nics[ei].cut_bytes;
+        let head = *self.nics.state[ei]
+            .queue
+            .front()
+            .expect("a message is queued");
+        let cut = self.nics.state[ei].cut_bytes;
         let payload = (head.bytes - cut).min(self.params.mtu_bytes);
         let bytes = (payload + self.params.header_bytes) as u32;
         // A message class enters its own VCs (the lower ones when there is one class).
         let class_first_vc = usize::from(head.class) * self.params.response_vc_offset;
         let first = ei * self.params.vcs + class_first_vc;
-        let credits = &mut self.nic_credits[first..first + self.params.injection_vcs];
+        let credits = &mut self.nics.credits[first..first + self.params.injection_vcs];
         let Some(class_vc) = (0..self.params.injection_vcs)
             .filter(|&v| credits[v] >= bytes)
             .max_by_key(|&v| (credits[v], std::cmp::Reverse(v)))
@@ -461,15 +464,15 @@ impl Network {
             route_random: route_random(e, head.gen_ps, index),
         });
         if self.params.injection_cap_bytes != 0 {
-            self.nic_limits[ei].cap_used_bytes += u64::from(bytes);
+            self.nics.limits[ei].cap_used_bytes += u64::from(bytes);
         }
         if self.params.nic_packet_rate.is_some() {
-            self.nic_limits[ei].rate.take();
+            self.nics.limits[ei].rate.take();
         }
         if self.params.max_outstanding != 0 {
-            self.nic_limits[ei].outstanding += 1;
+            self.nics.limits[ei].outstanding += 1;
         }
-        let nic = &mut self.nics[ei];
+        let nic = &mut self.nics.state[ei];
         nic.free_at = tail_out;
         if index + 1 == packets {
             nic.queue.pop_front();
@@ -488,7 +491,7 @@ impl Network {
             if let Some(recorder) = self.recorder.as_mut() {
                 recorder.injected(now, src, dst, bytes);
             }
-            let counters = &mut self.endpoint_counters[ei];
+            let counters = &mut self.nics.counters[ei];
             counters.injected_packets += 1;
             counters.injected_bytes += u64::from(bytes);
             counters.injected_busy_ps += ser;
@@ -540,7 +543,7 @@ impl Network {
     /// endpoint this network holds, the packets waiting at the source (0 at the endpoints of
     /// other workers).
     pub(super) fn account_backlog(&mut self, end: Time) -> Vec<u64> {
-        let held = self.nics.indices();
+        let held = self.nics.state.indices();
         let mut waiting = Vec::with_capacity(held.len());
         for e in held.start as u32..held.end as u32 {
             if !self.owns_nic(e) {
@@ -548,21 +551,21 @@ impl Network {
                 continue;
             }
             let ei = e as usize;
-            let nic = &self.nics[ei];
+            let nic = &self.nics.state[ei];
             let mut backlog: u64 = nic
                 .queue
                 .iter()
                 .map(|m| self.packets_of(m.bytes))
                 .sum::<u64>()
                 - nic.cut_bytes / self.params.mtu_bytes;
-            while self.nics[ei].next_gen < end {
-                let due = self.nics[ei].next_gen;
+            while self.nics.state[ei].next_gen < end {
+                let due = self.nics.state[ei].next_gen;
                 let source = self
                     .synthetic
                     .as_ref()
                     .expect("only synthetic sources generate");
                 // Same draws as if the message were sent, so the stream stays the same.
-                let rng = &mut self.nics[ei].rng;
+                let rng = &mut self.nics.state[ei].rng;
                 let dst = source
                     .pattern
                     .destination(e, self.node_topology.as_ref(), rng);
@@ -574,7 +577,7 @@ impl Network {
                 if self.in_window(due) {
                     self.stats.measured_generated += packets;
                     self.add_measured_routes(e, dst, packets);
-                    let counters = &mut self.endpoint_counters[ei];
+                    let counters = &mut self.nics.counters[ei];
                     counters.generated_packets += packets;
                     counters.generated_bytes += message_bytes + packets * self.params.header_bytes;
                 }
@@ -605,7 +608,7 @@ impl Network {
             if let Some(recorder) = self.recorder.as_mut() {
                 recorder.delivered(packet.bytes);
             }
-            let counters = &mut self.endpoint_counters[e as usize];
+            let counters = &mut self.nics.counters[e as usize];
             counters.received_packets += 1;
             counters.received_bytes += u64::from(packet.bytes);
         }
@@ -657,7 +660,7 @@ impl Network {
                 .route_hops_sum
                 .wrapping_add(u64::from(packet.hops))
                 .wrapping_sub(u64::from(minimal));
-            let source = &mut self.source_latency[packet.src as usize];
+            let source = &mut self.nics.source_latency[packet.src as usize];
             if self.remote.is_none() {
                 source.record_alone(latency);
             } else {
@@ -692,13 +695,13 @@ impl Network {
             if !self.owns_nic(e) || silent {
                 continue;
             }
-            self.nic_limits[e as usize].budget = budget;
-            self.nics[e as usize].next_gen = at;
+            self.nics.limits[e as usize].budget = budget;
+            self.nics.state[e as usize].next_gen = at;
             self.nics_owing_window = self.nics_owing_window.wrapping_add(1);
             // The wake is the NIC's pending one: an acknowledgement or credit it handles
             // before `at` finds its next message due at `at` and already a wake for it, so it
             // schedules none, whether the restart was set before it or after.
-            self.nics[e as usize].wake_at = at;
+            self.nics.state[e as usize].wake_at = at;
             let nic = self.nic_entity(e);
             sched.schedule(at, nic, nic, NetEvent::NicWake);
         }

@@ -221,7 +221,6 @@ impl Network {
             topology: Arc::clone(&self.topology),
             node_topology: Arc::clone(&self.node_topology),
             params: self.params,
-            port_turn: self.port_turn.view(),
             parts_sending: Default::default(),
             routing: Arc::clone(&self.routing),
             synthetic: self.synthetic.clone(),
@@ -229,20 +228,12 @@ impl Network {
             // SAFETY: as for the network's arrays; hosts go with their endpoints' NICs.
             host: self.host.as_ref().map(|h| h.worker(me, parts)),
             actions: Vec::new(),
-            router_rate_windows: self.router_rate_windows.view(),
             class_links: self.class_links.clone(),
-            port_class: self.port_class.view(),
-            input_blocks: self.input_blocks.view(),
-            inputs: InputPool::new(self.params.vcs),
-            outputs: self.outputs.view(),
-            output_blocks: self.output_blocks.view(),
-            output_pool: OutputPool::new(self.params.vcs, self.params.request_words),
+            routers: self.routers.view(),
             nics: self.nics.view(),
-            nic_limits: self.nic_limits.view(),
-            nic_credits: self.nic_credits.view(),
+            inputs: InputPool::new(self.params.vcs),
+            output_pool: OutputPool::new(self.params.vcs, self.params.request_words),
             nics_owing_window: 0,
-            endpoint_counters: self.endpoint_counters.view(),
-            source_latency: self.source_latency.view(),
             packets: PacketArena::default(),
             reassembly: Default::default(),
             stats: Stats::new(self.stats.window_start, self.stats.window_end),
@@ -282,7 +273,7 @@ impl Network {
     pub(super) fn latency_for_others(&self) -> Vec<Vec<(u32, u64, u64)>> {
         let remote = self.remote.as_deref().expect("a worker of a split run");
         let mut outboxes = vec![Vec::new(); remote.outboxes.len()];
-        for (e, latency) in self.source_latency.held().iter().enumerate() {
+        for (e, latency) in self.nics.source_latency.held().iter().enumerate() {
             let (sum, count) = latency.get();
             let part = remote.part_of[self.nic_entity(e as u32) as usize];
             if count > 0 && part != remote.me {
@@ -312,14 +303,15 @@ impl Network {
     /// Only outputs in use can be short of credits.
     pub(super) fn own_credits(&self) -> Vec<(u32, u32)> {
         let ports = self.params.ports;
-        self.outputs
+        self.routers
+            .outputs
             .indices()
             .step_by(ports)
             .filter(|&i| self.owns_router((i / ports) as u32))
             .flat_map(|at| at..at + ports)
-            .filter(|&i| self.output_blocks[i] != NO_BLOCK)
+            .filter(|&i| self.routers.output_blocks[i] != NO_BLOCK)
             .flat_map(|i| {
-                let credits = self.output_pool.credits(self.output_blocks[i]);
+                let credits = self.output_pool.credits(self.routers.output_blocks[i]);
                 (0..self.params.vcs).map(move |v| ((i * self.params.vcs + v) as u32, credits[v]))
             })
             .collect()

@@ -79,26 +79,26 @@ impl Network {
     /// (without copies: a million endpoints' counters are hundreds of megabytes);
     /// `source_queue_packets` as [`Network::account_backlog`] gives them.
     pub(super) fn take_counts(&mut self, source_queue_packets: Vec<u64>) -> Counts {
-        let endpoints = self.nics.indices();
+        let endpoints = self.nics.state.indices();
         let ports = self.params.ports;
-        let routers = self.outputs.indices();
-        let mut source_latency = std::mem::take(&mut self.source_latency).into_vec();
+        let routers = self.routers.outputs.indices();
+        let mut source_latency = std::mem::take(&mut self.nics.source_latency).into_vec();
         source_latency.truncate(endpoints.end);
         source_latency.drain(..endpoints.start);
         Counts {
             endpoint_ids: (endpoints.start as u32..endpoints.end as u32).collect(),
-            endpoint_counters: std::mem::take(&mut self.endpoint_counters).into_vec(),
+            endpoint_counters: std::mem::take(&mut self.nics.counters).into_vec(),
             source_latency: source_latency.into_iter().map(|l| l.get()).collect(),
             source_queue_packets,
             router_ids: (routers.start / ports..routers.end / ports)
                 .map(|r| r as u32)
                 .collect(),
-            outputs: std::mem::take(&mut self.outputs)
+            outputs: std::mem::take(&mut self.routers.outputs)
                 .into_vec()
                 .into_iter()
                 .map(|o| o.counters)
                 .collect(),
-            port_class: std::mem::take(&mut self.port_class).into_vec(),
+            port_class: std::mem::take(&mut self.routers.port_class).into_vec(),
         }
     }
 

@@ -25,7 +25,7 @@ impl Network {
     /// a NIC (which sinks packets at line rate).
     #[inline]
     fn full_credit(&self, out_index: usize) -> u32 {
-        match self.port_class[out_index] {
+        match self.routers.port_class[out_index] {
             NIC_CLASS => u32::MAX,
             NO_LINK => 0,
             _ => self.params.vc_buffer_bytes,
@@ -35,7 +35,7 @@ impl Network {
     /// Credits of VC `vc` downstream of output `out_index`.
     #[inline(always)]
     pub(super) fn credit(&self, out_index: usize, vc: usize) -> u32 {
-        match self.output_blocks[out_index] {
+        match self.routers.output_blocks[out_index] {
             NO_BLOCK => self.full_credit(out_index),
             block => self.output_pool.credit(block, vc),
         }
@@ -44,12 +44,13 @@ impl Network {
     /// The block of output `out_index`, taken if it is idle.
     #[inline(always)]
     fn output_block(&mut self, out_index: usize) -> u32 {
-        match self.output_blocks[out_index] {
+        match self.routers.output_blocks[out_index] {
             NO_BLOCK => {
-                let block = self
-                    .output_pool
-                    .take(self.full_credit(out_index), self.outputs[out_index].rr);
-                self.output_blocks[out_index] = block;
+                let block = self.output_pool.take(
+                    self.full_credit(out_index),
+                    self.routers.outputs[out_index].rr,
+                );
+                self.routers.output_blocks[out_index] = block;
                 block
             }
             block => block,
@@ -59,7 +60,7 @@ impl Network {
     /// Gives output `out_index`'s block back if the output is idle at `now`: link free, every
     /// credit back, no request, no wake-up still to come.
     fn release_if_idle(&mut self, now: Time, out_index: usize) {
-        let block = self.output_blocks[out_index];
+        let block = self.routers.output_blocks[out_index];
         if block == NO_BLOCK {
             return;
         }
@@ -74,13 +75,13 @@ impl Network {
             && self.output_pool.requests(block).iter().all(|&w| w == 0)
         {
             self.output_pool.give_back(block);
-            self.output_blocks[out_index] = NO_BLOCK;
+            self.routers.output_blocks[out_index] = NO_BLOCK;
         }
     }
 
     #[inline]
     fn has_requests(&self, out_index: usize) -> bool {
-        match self.output_blocks[out_index] {
+        match self.routers.output_blocks[out_index] {
             NO_BLOCK => false,
             block => self.output_pool.requests(block).iter().any(|&w| w != 0),
         }
@@ -89,7 +90,7 @@ impl Network {
     /// Input VC `vc` of router port `in_index` (its port must hold packets).
     #[inline]
     fn input(&self, in_index: usize, vc: usize) -> &InputVc {
-        self.inputs.vc(self.input_blocks[in_index], vc)
+        self.inputs.vc(self.routers.input_blocks[in_index], vc)
     }
 
     /// A packet's head reached (port, vc) and its route computation is done.
@@ -102,10 +103,10 @@ impl Network {
         id: PacketId,
     ) {
         let in_index = self.port_index(router, port);
-        let mut block = self.input_blocks[in_index];
+        let mut block = self.routers.input_blocks[in_index];
         if block == NO_BLOCK {
             block = self.inputs.take();
-            self.input_blocks[in_index] = block;
+            self.routers.input_blocks[in_index] = block;
         }
         let slot = self.inputs.vc_mut(block, usize::from(vc));
         if slot.queue.push(id, &mut self.packets) {
@@ -115,7 +116,7 @@ impl Network {
 
     pub(super) fn credit_arrives(&mut self, now: Time, router: u32, port: u16, vc: u8, bytes: u32) {
         let index = self.port_index(router, port);
-        let block = self.output_blocks[index];
+        let block = self.routers.output_blocks[index];
         let credit = self.output_pool.credit_mut(block, usize::from(vc));
         *credit += bytes;
         let back = *credit == self.params.vc_buffer_bytes;
@@ -128,7 +129,7 @@ impl Network {
 
     pub(super) fn output_wakes(&mut self, now: Time, router: u32, port: u16) {
         let index = self.port_index(router, port);
-        let block = self.output_blocks[index];
+        let block = self.routers.output_blocks[index];
         if block == NO_BLOCK {
             return;
         }
@@ -156,7 +157,7 @@ impl Network {
     /// `escape` keeps only the way that offers the escape VCs (a blocked adaptive packet).
     fn route_head(&mut self, now: Time, router: u32, port: u16, vc: u8, escape: bool) {
         let in_index = self.port_index(router, port);
-        let block = self.input_blocks[in_index];
+        let block = self.routers.input_blocks[in_index];
         let head = self.inputs.vc(block, usize::from(vc)).queue.head;
         let packet = &self.packets[head];
         let (bytes, tail_ps) = (packet.bytes, packet.tail_ps);
@@ -166,7 +167,7 @@ impl Network {
             router,
             in_port: port,
             in_vc: vc - class_offset as u8,
-            injected: self.port_class[in_index] == NIC_CLASS,
+            injected: self.routers.port_class[in_index] == NIC_CLASS,
             dst_router: packet.dst_router,
             // Routings read it at the destination router (UGAL-G follows whole routes there).
             dst_port: if router == packet.dst_router || self.params.global_view {
@@ -253,7 +254,7 @@ impl Network {
                 u64::from(self.params.vc_buffer_bytes - free)
             })
             .sum();
-        let block = self.output_blocks[out_index];
+        let block = self.routers.output_blocks[out_index];
         let words: &[u64] = if block == NO_BLOCK {
             &[]
         } else {
@@ -359,22 +360,22 @@ impl Network {
         if !self.has_requests(out_index) {
             return;
         }
-        let block = self.output_blocks[out_index];
+        let block = self.routers.output_blocks[out_index];
         let free_at = self.output_pool.free_at(block);
         if free_at > now {
             self.ensure_wake(now, router, port, free_at, sched);
             return;
         }
         if let Some(rate) = self.params.router_packet_rate {
-            let open_at = self.router_rate_windows[router as usize].allows_at(now, rate);
+            let open_at = self.routers.rate_windows[router as usize].allows_at(now, rate);
             if open_at > now {
                 self.ensure_wake(now, router, port, open_at, sched);
                 return;
             }
         }
-        let ejection = self.port_class[out_index] == NIC_CLASS;
+        let ejection = self.routers.port_class[out_index] == NIC_CLASS;
         let inputs = self.params.ports << self.params.vc_bits;
-        let start = self.outputs[out_index].rr as usize;
+        let start = self.routers.outputs[out_index].rr as usize;
         debug_assert!(start < inputs);
         let oldest_first = self.params.arbitration == Arbitration::Age;
         // IPR: with probability P, in-transit packets go first (a draw from the arbitration's
@@ -473,7 +474,7 @@ impl Network {
                     best = Some((Grant { input, vc }, (0, 0)));
                     break 'scan;
                 }
-                let injected = ipr && self.port_class[in_index] == NIC_CLASS;
+                let injected = ipr && self.routers.port_class[in_index] == NIC_CLASS;
                 let request =
                     self.params.responses_first && self.packets[slot.queue.head].class() == 0;
                 let deferred = u32::from(request) << 1 | u32::from(injected);
@@ -540,15 +541,15 @@ impl Network {
             (grant.input & ((1 << self.params.vc_bits) - 1)) as u8,
         );
         let in_index = self.port_index(router, in_port);
-        let block = self.input_blocks[in_index];
+        let block = self.routers.input_blocks[in_index];
         let slot = self.inputs.vc_mut(block, usize::from(in_vc));
         let id = slot.queue.pop(&self.packets);
         let bytes = slot.bytes;
         let more = !slot.queue.is_empty();
         if self.params.router_packet_rate.is_some() {
-            self.router_rate_windows[router as usize].take();
+            self.routers.rate_windows[router as usize].take();
         }
-        let out_block = self.output_blocks[out_index];
+        let out_block = self.routers.output_blocks[out_index];
         self.output_pool.requests_mut(out_block)[grant.input / 64] &= !(1 << (grant.input % 64));
 
         let out_link = self.port_link(out_index);
@@ -563,7 +564,7 @@ impl Network {
             next as u32
         };
         self.output_pool.turns_mut(out_block)[usize::from(grant.vc)] = next;
-        let output = &mut self.outputs[out_index];
+        let output = &mut self.routers.outputs[out_index];
         output.rr = next;
         if in_window {
             output.counters.bytes += u64::from(bytes);
@@ -640,7 +641,7 @@ impl Network {
         if more {
             self.route_head(now, router, in_port, in_vc, false);
         } else if self.inputs.give_back_if_empty(block) {
-            self.input_blocks[in_index] = NO_BLOCK;
+            self.routers.input_blocks[in_index] = NO_BLOCK;
         }
         if self.has_requests(out_index) {
             self.ensure_wake(now, router, port, tail_out, sched);

@@ -1,7 +1,7 @@
 //! Facts about whole runs: conservation, determinism, Little's law, channel-load bounds,
 //! saturation, average hops, deadlock freedom and the deadlock watchdog.
 
-mod common;
+use crate::common;
 
 use common::*;
 use exanet_core::stats::{ColumnData, Value};

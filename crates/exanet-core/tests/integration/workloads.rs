@@ -1,7 +1,7 @@
 //! Message-passing jobs, collectives, burst-synchronized sources and congestion control,
 //! against analytic values and each other.
 
-mod common;
+use crate::common;
 
 use common::{column_f64, run, run_ok, with};
 use exanet_core::stats::ColumnData;

@@ -1,7 +1,7 @@
 //! Closed-loop threads (`traffic.kind = "threads"`): completion times against the closed forms
 //! of a lane that switches threads at each operation, and conservation of operations.
 
-mod common;
+use crate::common;
 
 use common::{run, run_ok, with};
 use exanet_core::SimError;

@@ -4,7 +4,7 @@
 //! the digest the all-pairs-table implementation produced. A change of a digest is a change of
 //! routes, which must be deliberate and stated.
 
-mod common;
+use crate::common;
 
 use common::{families, with};
 use exanet_core::routing::{self, Candidates, RouteQuery, RouteState, RoutingFunction};

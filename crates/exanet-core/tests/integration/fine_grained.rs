@@ -2,7 +2,7 @@
 //! UpDown injection-limited NIC (eligibility delay, per-window byte cap), against analytic
 //! values and sampling bounds.
 
-mod common;
+use crate::common;
 
 use common::{column_f64, column_u64, run, run_ok, with};
 use exanet_core::{RunOutput, SimError};

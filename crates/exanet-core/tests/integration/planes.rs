@@ -1,7 +1,7 @@
 //! Nodes with several NIC ports: multi-plane (004 §4.1) and rail-optimized fat-trees, and the
 //! NIC's striping of messages over the ports.
 
-mod common;
+use crate::common;
 
 use common::*;
 use exanet_core::config::TopologyConfig;

@@ -5,7 +5,7 @@
 //! and fat trees, with oblivious and adaptive routing, windowed, fixed-duration and burst runs,
 //! the injection throttle, recorded traffic matrices and message-passing jobs.
 
-mod common;
+use crate::common;
 
 use common::{run, run_ok, with};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -2,7 +2,7 @@
 //! table-driven minimal routing and under 002's adaptive routing with a bubble escape, and
 //! simulated with every packet delivered at the exact mean distance.
 
-mod common;
+use crate::common;
 
 use common::{run_ok, with};
 use exanet_core::{check_routing, describe};

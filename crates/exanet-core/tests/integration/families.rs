@@ -1,7 +1,7 @@
 //! Every topology family simulates: packets are conserved under table-driven minimal routing,
 //! and at light load the measured hops equal the exact average endpoint distance.
 
-mod common;
+use crate::common;
 
 use common::{families, run_ok, with};
 use exanet_core::describe;

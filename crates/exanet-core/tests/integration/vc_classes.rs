@@ -4,7 +4,7 @@
 //! one per hop only on graphs without such structure. The checker proves each plan, and the
 //! spare VCs then serve the packets.
 
-mod common;
+use crate::common;
 
 use common::{families, run_ok, with};
 use exanet_core::check_routing;

@@ -2,7 +2,7 @@
 //! are refused with a ConfigError naming the key, before anything large is allocated, and
 //! `describe` (what `exanet validate` runs) refuses whatever a run would refuse.
 
-mod common;
+use crate::common;
 
 use common::{base, set, with};
 use exanet_core::{describe, Config, ConfigError};

@@ -1,7 +1,7 @@
 //! The channel-dependency-graph proof: acyclic for every shipped scheme, and a real cycle,
 //! closed link by link, where deadlock is possible.
 
-mod common;
+use crate::common;
 
 use common::with;
 use exanet_core::check_routing;

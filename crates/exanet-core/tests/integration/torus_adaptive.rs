@@ -2,7 +2,7 @@
 //! escape, or one escape VC under bubble flow control): deadlock-free at full load, minimal,
 //! equal to DOR under uniform traffic and better than DOR under tornado traffic.
 
-mod common;
+use crate::common;
 
 use common::{run_ok, with};
 use exanet_core::stats::Value;

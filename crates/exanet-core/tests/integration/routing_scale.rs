@@ -4,7 +4,7 @@
 //! distance, and non-minimal routing beats minimal under group shift by the margins the small
 //! dragonfly shows (tests/families.rs).
 
-mod common;
+use crate::common;
 
 use common::{run_ok, with};
 use exanet_core::describe;

@@ -1,0 +1,156 @@
+//! The per-router and per-NIC state arrays: allocated for the routers and NICs a network holds
+//! (all of them, or one process's part of a run across processes, see [`Held`]), and shared by
+//! the workers of a parallel run through views, each worker touching only its own entities'
+//! entries (see `parallel`).
+
+use super::model::{port_classes, Held};
+use super::rate::RateWindow;
+use super::state::{EndpointCounters, Nic, NicLimits, OutputPort, SourceLatency, NEVER, NO_BLOCK};
+use crate::engine::{entity_stream, huge_page_vec};
+use crate::parallel::SharedArray;
+use crate::topology::Topology;
+
+/// Router state, indexed by router * ports + port (the router ports of the routers held).
+#[derive(Default)]
+pub(super) struct RouterArrays {
+    /// Link class of each port: an index into the classes' links, NIC_CLASS or NO_LINK.
+    pub(super) port_class: SharedArray<u8>,
+    /// Each port's block of input VCs in the owning worker's input pool (NO_BLOCK: the port
+    /// holds no packet).
+    pub(super) input_blocks: SharedArray<u32>,
+    pub(super) outputs: SharedArray<OutputPort>,
+    /// Each port's output block in the owning worker's output pool (NO_BLOCK: the output is
+    /// idle, in its starting state).
+    pub(super) output_blocks: SharedArray<u32>,
+    /// Each router's use of its packet-rate limit, by router (empty without
+    /// `router.packet_rate`).
+    pub(super) rate_windows: SharedArray<RateWindow>,
+}
+
+impl RouterArrays {
+    /// The state of routers `held.routers` of `topology`, `ports` each.
+    pub(super) fn new(topology: &dyn Topology, held: &Held, packet_rate: bool) -> Self {
+        let routers = held.routers.clone();
+        let ports = usize::from(topology.ports_per_router());
+        let first = routers.start * ports;
+        let len = routers.len() * ports;
+        RouterArrays {
+            port_class: SharedArray::starting_at(first, port_classes(topology, routers.clone())),
+            input_blocks: SharedArray::starting_at(first, huge_page_vec(NO_BLOCK, len)),
+            outputs: SharedArray::starting_at(first, huge_page_vec(OutputPort::default(), len)),
+            output_blocks: SharedArray::starting_at(first, huge_page_vec(NO_BLOCK, len)),
+            rate_windows: if packet_rate {
+                SharedArray::starting_at(routers.start, vec![RateWindow::default(); routers.len()])
+            } else {
+                SharedArray::default()
+            },
+        }
+    }
+
+    /// Views of the same entries.
+    ///
+    /// # Safety
+    /// As for [`SharedArray::view`].
+    pub(super) unsafe fn view(&self) -> Self {
+        RouterArrays {
+            port_class: self.port_class.view(),
+            input_blocks: self.input_blocks.view(),
+            outputs: self.outputs.view(),
+            output_blocks: self.output_blocks.view(),
+            rate_windows: self.rate_windows.view(),
+        }
+    }
+}
+
+/// NIC state, indexed by endpoint (a NIC port) [* vcs + vc for the credits].
+#[derive(Default)]
+pub(super) struct NicArrays {
+    pub(super) state: SharedArray<Nic>,
+    /// Per-NIC throttle, burst and cap state (empty when no feature needs it).
+    pub(super) limits: SharedArray<NicLimits>,
+    /// Credits of each NIC's VCs in its router's injection port.
+    pub(super) credits: SharedArray<u32>,
+    pub(super) counters: SharedArray<EndpointCounters>,
+    /// Latency of the measured packets each endpoint sent, recorded where they arrive: for
+    /// every endpoint of the network, since a NIC receives from any source.
+    pub(super) source_latency: SharedArray<SourceLatency>,
+    /// Each node's next port in turn, by node, with several ports per node (empty with one).
+    pub(super) port_turn: SharedArray<u32>,
+}
+
+/// What sizes the NICs' state besides the NICs held.
+pub(super) struct NicShape {
+    pub(super) vcs: usize,
+    pub(super) vc_buffer_bytes: u32,
+    /// Whether a feature needs the per-NIC limits.
+    pub(super) limits: bool,
+    /// Seed of the NICs' random streams, and the entity id of NIC 0 (routers come first).
+    pub(super) seed: u64,
+    pub(super) first_nic: usize,
+    /// Endpoints of the whole network, nodes, and NIC ports per node.
+    pub(super) all_endpoints: usize,
+    pub(super) nodes: usize,
+    pub(super) node_ports: u32,
+}
+
+impl NicArrays {
+    /// The state of NICs `held.endpoints`.
+    pub(super) fn new(held: &Held, shape: &NicShape) -> Self {
+        let endpoints = held.endpoints.clone();
+        let first = endpoints.start;
+        NicArrays {
+            state: SharedArray::starting_at(
+                first,
+                endpoints
+                    .clone()
+                    .map(|e| Nic {
+                        queue: Default::default(),
+                        cut_bytes: 0,
+                        messages_started: 0,
+                        free_at: 0,
+                        wake_at: NEVER,
+                        next_gen: NEVER,
+                        rng: entity_stream(shape.seed, (shape.first_nic + e) as u64),
+                    })
+                    .collect(),
+            ),
+            limits: if shape.limits {
+                SharedArray::starting_at(first, vec![NicLimits::default(); endpoints.len()])
+            } else {
+                SharedArray::default()
+            },
+            credits: SharedArray::starting_at(
+                first * shape.vcs,
+                huge_page_vec(shape.vc_buffer_bytes, endpoints.len() * shape.vcs),
+            ),
+            counters: SharedArray::starting_at(
+                first,
+                huge_page_vec(EndpointCounters::default(), endpoints.len()),
+            ),
+            source_latency: (0..shape.all_endpoints)
+                .map(|_| SourceLatency::default())
+                .collect::<Vec<_>>()
+                .into(),
+            port_turn: if shape.node_ports > 1 {
+                vec![0; shape.nodes].into()
+            } else {
+                SharedArray::default()
+            },
+        }
+    }
+
+    /// Views of the same entries.
+    ///
+    /// # Safety
+    /// As for [`SharedArray::view`].
+    pub(super) unsafe fn view(&self) -> Self {
+        NicArrays {
+            state: self.state.view(),
+            limits: self.limits.view(),
+            credits: self.credits.view(),
+            counters: self.counters.view(),
+            source_latency: self.source_latency.view(),
+            port_turn: self.port_turn.view(),
+        }
+    }
+}
