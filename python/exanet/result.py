@@ -8,7 +8,7 @@ import json
 import math
 import os
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -182,17 +182,21 @@ class Result:
         summary.json holds a complete result. Raises OutputError naming the file and the reason
         ("disk full") when writing fails, after removing what it had written.
 
-        In a run across processes, every process calls it: the first gathers the other
-        processes' rows of the endpoints and links tables, in the order of a run in one process,
-        and writes; the others write nothing."""
+        In a run across processes, every process calls it: the first writes, and takes the
+        other processes' rows of the endpoints and links tables from them one part at a time
+        (see `part_table_writer`), so that no process ever holds a whole table; the others
+        write nothing."""
         outdir = Path(outdir)
         comm = distributed.world()
-        whole: dict[str, pd.DataFrame] = {}
+        streamed: dict[str, FileWriter] = {}
         if comm is not None:
             for name in PART_TABLES:
-                parts = comm.gather(getattr(self, name), root=0)
-                if parts is not None:
-                    whole[name] = merge_parts(name, parts)
+                pieces = part_pieces(name, getattr(self, name))
+                if comm.Get_rank() != 0:
+                    for piece in pieces:
+                        send_in_chunks(comm, piece)
+                else:
+                    streamed[name] = part_table_writer(comm, pieces)
             if comm.Get_rank() != 0:
                 return outdir
         summary: dict[str, Any] = {
@@ -205,7 +209,10 @@ class Result:
             ]
         files: dict[str, FileWriter] = {"config.json": json_writer(self.config.to_core())}
         for name in TABLES:
-            table = whole[name] if name in whole else getattr(self, name)
+            if name in streamed:
+                files[f"{name}.parquet"] = streamed[name]
+                continue
+            table = getattr(self, name)
             if name in ALWAYS_WRITTEN_TABLES or len(table):
                 files[f"{name}.parquet"] = parquet_writer(table)
         files[SUMMARY_FILE] = json_writer(summary)
@@ -227,29 +234,72 @@ class Result:
         )
 
 
-def merge_parts(name: str, parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """The rows of table `name` ("endpoints" or "links") that the processes of a run across
-    processes hold, together, in the order of a run in one process: endpoints by number; the
-    router ports' links by (router, port), then the injection links by endpoint. A categorical
-    column keeps its categories where every part has the same, else they are numbered in order
-    of first appearance, as one process numbers them."""
-    table = pd.concat(parts, ignore_index=True)
-    if name == "endpoints":
-        table = table.sort_values("endpoint", kind="stable")
-    else:
-        injection = table["kind"].astype(str) == "injection"
-        table = table.assign(_injection=injection).sort_values(
-            ["_injection", "router", "port", "endpoint"], kind="stable"
-        )
-        table = table.drop(columns="_injection")
-    table = table.reset_index(drop=True)
-    for column, dtype in parts[0].dtypes.items():
-        if isinstance(dtype, pd.CategoricalDtype):
-            shared = all(part[column].dtype == dtype for part in parts)
-            values = table[column].astype(object)
-            categories = dtype.categories if shared else pd.unique(values)
-            table[column] = pd.Categorical(values, categories=categories)
-    return table
+ROWS_PER_MESSAGE = 1_000_000
+"""Rows a process sends the first in one message when it writes a run's tables (an MPI message
+holds at most 2 GiB)."""
+
+
+def part_pieces(name: str, table: pd.DataFrame) -> list[pd.DataFrame]:
+    """This process's rows of table `name` ("endpoints" or "links"), in the pieces the first
+    process writes one after another: the links of router ports before the injection links, so
+    that a table written part by part has the rows of a run in one process in that run's order
+    when every part is one run of router numbers (slabs of a torus, groups of a dragonfly)."""
+    if name != "links":
+        return [table]
+    injection = (table["kind"] == "injection").to_numpy()
+    return [table[~injection], table[injection]]
+
+
+def send_in_chunks(comm: Any, piece: pd.DataFrame) -> None:
+    """Sends `piece` to the first process in chunks of ROWS_PER_MESSAGE rows, then None."""
+    for start in range(0, len(piece), ROWS_PER_MESSAGE):
+        comm.send(piece.iloc[start : start + ROWS_PER_MESSAGE], dest=0)
+    comm.send(None, dest=0)
+
+
+def part_table_writer(comm: Any, pieces: list[pd.DataFrame]) -> FileWriter:
+    """Writes a table whose rows the processes of a run hold part by part: for each kind of
+    piece (see `part_pieces`), this process's, then each other process's in turn, received
+    chunk by chunk and written as Parquet row groups."""
+
+    def write(file: IO[bytes]) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        writer: pq.ParquetWriter | None = None
+        schema: pa.Schema | None = None
+
+        def received(rank: int) -> Iterator[pd.DataFrame]:
+            while (chunk := comm.recv(source=rank)) is not None:
+                yield chunk
+
+        for mine in pieces:
+            for rank in range(comm.Get_size()):
+                for chunk in [mine] if rank == 0 else received(rank):
+                    if writer is None:
+                        schema = arrow_schema(pa.Schema.from_pandas(chunk, preserve_index=False))
+                        writer = pq.ParquetWriter(file, schema)
+                    if len(chunk):
+                        table = pa.Table.from_pandas(chunk, schema=schema, preserve_index=False)
+                        writer.write_table(table)
+        if writer is not None:
+            writer.close()
+
+    return write
+
+
+def arrow_schema(schema: Any) -> Any:
+    """`schema` with every dictionary (categorical) column's indices 32-bit: the processes'
+    parts number their categories apart, and some have more of them than others."""
+    import pyarrow as pa
+
+    fields = [
+        field.with_type(pa.dictionary(pa.int32(), field.type.value_type))
+        if pa.types.is_dictionary(field.type)
+        else field
+        for field in schema
+    ]
+    return pa.schema(fields, metadata=schema.metadata)
 
 
 def _finite_or_none(value: Any) -> Any:
