@@ -421,6 +421,8 @@ pub(super) struct Params {
     pub(super) threshold_bytes: u32,
     /// UGAL-G: the source reads the queues along whole routes.
     pub(super) global_view: bool,
+    /// Every route the routing takes is minimal (`RoutingFunction::minimal_routes`).
+    pub(super) minimal_routes: bool,
     /// Under bubble flow control, the escape VC and the room a packet entering its ring must
     /// leave (the largest packet).
     pub(super) bubble: Option<(u8, u32)>,
@@ -611,6 +613,7 @@ impl Network {
                 escape_vcs: routing_escape_vcs,
                 threshold_bytes,
                 global_view: routing_global_view,
+                minimal_routes: routing.minimal_routes(),
                 bubble: routing_bubble_vc.map(|vc| (vc, largest_packet)),
             },
             config: Arc::new(config.clone()),
@@ -788,6 +791,16 @@ impl Model for Network {
                 prefetch_line(&self.routers.input_blocks[router + usize::from(port)]);
                 prefetch_line(&self.routers.output_blocks[router]);
                 prefetch_line(&self.routers.port_class[router]);
+                if self.params.prefetch_blocks {
+                    // The packet leaves on one of the router's outputs, not known before
+                    // routing: every line of their entries (a few; read when an idle output is
+                    // taken, which on a large network under light load is most hops).
+                    let outputs = &self.routers.outputs[router..router + self.params.ports];
+                    for line in outputs.chunks(64 / std::mem::size_of::<OutputPort>()) {
+                        prefetch_line(&line[0]);
+                    }
+                    prefetch_line(&outputs[self.params.ports - 1]);
+                }
             }
             NetEvent::Deliver { packet } => {
                 self.packets.prefetch(packet);

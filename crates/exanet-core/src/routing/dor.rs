@@ -111,6 +111,10 @@ impl DimensionOrder {
 }
 
 impl RoutingFunction for DimensionOrder {
+    fn minimal_routes(&self) -> bool {
+        true
+    }
+
     fn hops(&self, from: u32, to: u32) -> u32 {
         self.torus.distance(from, to)
     }

@@ -98,6 +98,10 @@ impl EscapeAdaptive {
 }
 
 impl RoutingFunction for EscapeAdaptive {
+    fn minimal_routes(&self) -> bool {
+        true
+    }
+
     fn hops(&self, from: u32, to: u32) -> u32 {
         self.torus.distance(from, to)
     }

@@ -58,6 +58,10 @@ impl MidimewAdaptive {
 }
 
 impl RoutingFunction for MidimewAdaptive {
+    fn minimal_routes(&self) -> bool {
+        true
+    }
+
     fn hops(&self, from: u32, to: u32) -> u32 {
         self.midimew.distance(from, to)
     }

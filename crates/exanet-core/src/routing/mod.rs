@@ -136,6 +136,12 @@ pub trait RoutingFunction: Send + Sync {
     /// minimal route): 0 when `from == to`.
     fn hops(&self, from: u32, to: u32) -> u32;
 
+    /// Whether every route it takes is as long as [`hops`](Self::hops) says (minimal schemes):
+    /// a delivered packet's hops then need no comparison with its minimal route.
+    fn minimal_routes(&self) -> bool {
+        false
+    }
+
     /// VCs of an escape sub-network (Duato), as a bit set: selection ignores them, the
     /// allocator takes them only when no other allowed VC has room, and a packet whose way
     /// offers none and finds no room is re-routed to the way that does (always the first

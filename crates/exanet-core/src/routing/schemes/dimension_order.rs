@@ -8,6 +8,10 @@ use crate::routing::RouteQuery;
 pub struct DimensionOrderOnLines;
 
 impl Scheme for DimensionOrderOnLines {
+    fn minimal_routes(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "dor"
     }

@@ -10,6 +10,10 @@ pub struct Minimal {
 }
 
 impl Scheme for Minimal {
+    fn minimal_routes(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "minimal"
     }

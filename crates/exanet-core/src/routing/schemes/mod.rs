@@ -135,6 +135,11 @@ pub trait Scheme: Send + Sync + 'static {
         false
     }
 
+    /// See [`RoutingFunction::minimal_routes`].
+    fn minimal_routes(&self) -> bool {
+        false
+    }
+
     /// Bytes of its own state (user paths).
     fn state_bytes(&self) -> u64 {
         0
@@ -897,6 +902,10 @@ impl<S: Scheme> RoutingFunction for SchemeRouting<S> {
 
     fn global_view(&self) -> bool {
         self.scheme.global_view()
+    }
+
+    fn minimal_routes(&self) -> bool {
+        self.scheme.minimal_routes()
     }
 
     fn state_bytes(&self) -> u64 {
