@@ -383,16 +383,18 @@ impl Network {
         let ipr = self.params.in_transit_priority >= 1.0
             || (self.params.in_transit_priority > 0.0
                 && arbitration_draw(router, port, now) < self.params.in_transit_priority);
-        // With one VC the two round-robin stages are one: the first eligible input wins.
-        let first_eligible_wins = !oldest_first
-            && !ipr
-            && !self.params.responses_first
-            && (ejection || self.params.vcs == 1);
-        let router_ports = router as usize * self.params.ports;
-        let vc_mask = (1 << self.params.vc_bits) - 1;
         let credits = self.output_pool.credits(block);
         let turns = self.output_pool.turns(block);
         let requests = self.output_pool.requests(block);
+        // With one VC the two round-robin stages are one, and with one requester there is
+        // nothing to rank: the first eligible input wins.
+        let first_eligible_wins = (self.params.request_words == 1 && requests[0].is_power_of_two())
+            || (!oldest_first
+                && !ipr
+                && !self.params.responses_first
+                && (ejection || self.params.vcs == 1));
+        let router_ports = router as usize * self.params.ports;
+        let vc_mask = (1 << self.params.vc_bits) - 1;
         // An input's round-robin rank after `turn` (inputs at or after it first), behind every
         // response if it is a request under `router.priority = "responses"` (`deferred`, bit
         // 31), and behind every in-transit one if it is `injected` (IPR, bit 30).
