@@ -17,7 +17,7 @@ pub type EntityId = u32;
 /// `(time, target)` pair, then calls [`Model::settle`] once for that pair, so that decisions
 /// that depend on all simultaneous inputs (arbitration) see them all, whatever their order.
 pub trait Model {
-    type Payload;
+    type Payload: Copy;
     fn handle(
         &mut self,
         now: Time,

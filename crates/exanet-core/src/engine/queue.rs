@@ -1,13 +1,19 @@
-//! The event queue: a calendar (timing wheel) of 128 ps buckets over a 262 ns horizon, with a
+//! The event queue: a calendar (timing wheel) of 64 ps buckets over a 262 ns horizon, with a
 //! binary heap for events beyond it. Almost every event a network schedules lands a few
 //! nanoseconds to a few hundred nanoseconds ahead, so scheduling is a push onto a bucket and
 //! only the bucket being consumed is ever sorted.
 //!
-//! Order: (time, target, source), and among events with equal keys (all from the same source)
-//! the order in which that source scheduled them: the source sequence number of the ordering
-//! (docs/architecture.md §3) is kept implicitly, by stable sorting and first-in-first-out
-//! overflow. Nothing depends on the order in which different sources' events were inserted, so
-//! the order does not depend on how entities are split across workers.
+//! Order: (time, spread target, source), and among events with equal keys (all from the same
+//! source) the order in which that source scheduled them: the source sequence number of the
+//! ordering (docs/architecture.md §3) is kept implicitly, by stable sorting and
+//! first-in-first-out overflow. Nothing depends on the order in which different sources' events
+//! were inserted, so the order does not depend on how entities are split across workers.
+//!
+//! The targets of one time come in the order of a fixed permutation of their numbers (`spread`),
+//! not in number order: the model's results do not depend on the order of different targets at
+//! one time (which the parallel engine relies on), only on each target's events coming together
+//! and in source order. Spread numbers make the bucket's sort a counting sort on their leading
+//! bits, which leaves runs of a few entries to order by comparison.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -15,8 +21,8 @@ use std::collections::BinaryHeap;
 use super::{EntityId, Model, Time};
 
 /// log2 of the bucket width in picoseconds.
-const BUCKET_SHIFT: u32 = 7;
-const BUCKETS: usize = 2048;
+const BUCKET_SHIFT: u32 = 6;
+const BUCKETS: usize = 4096;
 const HORIZON_PS: Time = (BUCKETS as Time) << BUCKET_SHIFT;
 /// Entries per chunk. Buckets are chains of equal-sized chunks from one pool, so memory follows
 /// the pending events (not the densest bucket ever seen, times the number of buckets) and the
@@ -30,15 +36,16 @@ const PREFETCH_AHEAD: usize = 6;
 const PREFETCH_NEAR: usize = 3;
 
 /// One scheduled event (24 bytes with an 8-byte payload).
+#[derive(Clone, Copy)]
 struct Entry<P> {
     time: Time,
-    /// target << 32 | source: with `time`, the ordering key.
+    /// spread(target) << 32 | source: with `time`, the ordering key.
     target_source: u64,
     payload: P,
 }
 
 impl<P> Entry<P> {
-    /// The ordering key (time, target, source) as one integer, which compares in one step
+    /// The ordering key (time, spread target, source) as one integer, which compares in one step
     /// (a tuple compares field by field: 2 % of every hop's instructions went to it in the
     /// bucket sort).
     #[inline]
@@ -48,9 +55,35 @@ impl<P> Entry<P> {
 
     #[inline]
     fn target(&self) -> EntityId {
-        (self.target_source >> 32) as EntityId
+        unspread((self.target_source >> 32) as u32)
+    }
+
+    /// The leading `bits` bits of the spread target: the bin of the bucket's counting sort.
+    #[inline]
+    fn bin(&self, bits: u32) -> usize {
+        (self.target_source >> (64 - bits)) as usize
     }
 }
+
+/// A bijection of entity numbers whose leading bits are spread evenly over any range of
+/// numbers: multiplication by an odd constant (the golden ratio's, as in Fibonacci hashing).
+const SPREAD: u32 = 0x9E37_79B1;
+/// SPREAD's inverse modulo 2^32.
+const UNSPREAD: u32 = 0x0E8B_2F51;
+const _: () = assert!(SPREAD.wrapping_mul(UNSPREAD) == 1);
+
+#[inline]
+fn spread(target: EntityId) -> u32 {
+    target.wrapping_mul(SPREAD)
+}
+
+#[inline]
+fn unspread(spread: u32) -> EntityId {
+    spread.wrapping_mul(UNSPREAD)
+}
+
+/// Buckets of fewer entries are sorted by comparison alone.
+const COUNTING_SORT_MIN: usize = 16;
 
 /// A piece of a bucket: up to CHUNK entries in insertion order, and the next piece.
 struct Chunk<P> {
@@ -96,11 +129,14 @@ pub enum Step {
     Idle,
 }
 
-/// The event queue.
-pub struct Scheduler<P> {
+/// The event queue. Payloads are plain values (`Copy`), moved as the bucket is sorted.
+pub struct Scheduler<P: Copy> {
     /// The bucket being consumed, in key order from `cursor` on.
     current: Vec<Entry<P>>,
     cursor: usize,
+    /// Scratch of `sort_current`: its bins' bounds, and the entries in bin order.
+    bin_ends: Vec<u32>,
+    sorted: Vec<Entry<P>>,
     /// Start time of the current bucket; every wheel event lies in [start, start + horizon).
     current_start: Time,
     /// First and last chunk of each bucket's chain.
@@ -122,17 +158,19 @@ fn bucket_of(time: Time) -> usize {
     ((time >> BUCKET_SHIFT) as usize) & (BUCKETS - 1)
 }
 
-impl<P> Default for Scheduler<P> {
+impl<P: Copy> Default for Scheduler<P> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<P> Scheduler<P> {
+impl<P: Copy> Scheduler<P> {
     pub fn new() -> Self {
         Scheduler {
             current: Vec::new(),
             cursor: 0,
+            bin_ends: Vec::new(),
+            sorted: Vec::new(),
             current_start: 0,
             bucket_first: vec![NO_CHUNK; BUCKETS],
             bucket_last: vec![NO_CHUNK; BUCKETS],
@@ -153,7 +191,7 @@ impl<P> Scheduler<P> {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let entry = Entry {
             time,
-            target_source: u64::from(target) << 32 | u64::from(source),
+            target_source: u64::from(spread(target)) << 32 | u64::from(source),
             payload,
         };
         let offset = time - self.current_start;
@@ -251,11 +289,52 @@ impl<P> Scheduler<P> {
             if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
                 self.occupied[b / 64] &= !(1 << (b % 64));
                 self.take_bucket(b);
-                // Stable: equal keys come from one source and keep its order.
-                self.current.sort_by_key(Entry::key);
+                self.sort_current();
             }
         }
         true
+    }
+
+    /// Sorts the bucket just taken by key, stably: equal keys come from one source and keep
+    /// its order, which is their order in the bucket. A bucket of one time (most of them: the
+    /// routers of a network act in step) is spread over as many bins as it has entries by the
+    /// leading bits of its spread targets, keeping the bucket's order in each bin; the few
+    /// entries of a bin are then sorted by key.
+    fn sort_current(&mut self) {
+        let entries = self.current.len();
+        let time = self.current.first().map_or(0, |e| e.time);
+        if entries < COUNTING_SORT_MIN || self.current.iter().any(|e| e.time != time) {
+            self.current.sort_by_key(Entry::key);
+            return;
+        }
+        let bits = entries.next_power_of_two().trailing_zeros();
+        let ends = &mut self.bin_ends;
+        ends.clear();
+        ends.resize(1 << bits, 0);
+        for entry in &self.current {
+            ends[entry.bin(bits)] += 1;
+        }
+        // Each bin's start, then (after the scatter) its end.
+        let mut start = 0;
+        for end in ends.iter_mut() {
+            (*end, start) = (start, start + *end);
+        }
+        self.sorted.clear();
+        self.sorted.extend_from_slice(&self.current);
+        for entry in &self.current {
+            let at = &mut ends[entry.bin(bits)];
+            self.sorted[*at as usize] = *entry;
+            *at += 1;
+        }
+        std::mem::swap(&mut self.current, &mut self.sorted);
+        let mut start = 0;
+        for &end in ends.iter() {
+            let end = end as usize;
+            if end - start > 1 {
+                self.current[start..end].sort_by_key(Entry::key);
+            }
+            start = end;
+        }
     }
 
     /// Buckets from the current one to the next occupied one (the wheel is not empty).
@@ -312,10 +391,7 @@ impl<P> Scheduler<P> {
 
     /// Takes the next entry of the current bucket if it is for (time, target).
     #[inline]
-    fn take_if(&mut self, time: Time, target: EntityId) -> Option<P>
-    where
-        P: Copy,
-    {
+    fn take_if(&mut self, time: Time, target: EntityId) -> Option<P> {
         let entry = self.current.get(self.cursor)?;
         if entry.time != time || entry.target() != target {
             return None;
@@ -325,10 +401,7 @@ impl<P> Scheduler<P> {
     }
 
     /// Delivers every event of the earliest (time, target) pair, then settles that target.
-    pub fn step<M: Model<Payload = P>>(&mut self, model: &mut M) -> Step
-    where
-        P: Copy,
-    {
+    pub fn step<M: Model<Payload = P>>(&mut self, model: &mut M) -> Step {
         self.step_before(Time::MAX, model)
     }
 
@@ -336,10 +409,7 @@ impl<P> Scheduler<P> {
     /// `limit` the clock does not move, so that events due at `limit` or later may still be
     /// scheduled (the parallel engine hands them over at the end of each window).
     #[inline]
-    pub fn step_before<M: Model<Payload = P>>(&mut self, limit: Time, model: &mut M) -> Step
-    where
-        P: Copy,
-    {
+    pub fn step_before<M: Model<Payload = P>>(&mut self, limit: Time, model: &mut M) -> Step {
         if self.cursor == self.current.len() {
             // Move on to the next bucket only if it starts before `limit`.
             let next_start = if self.in_wheel > 0 {
@@ -402,7 +472,7 @@ mod tests {
     }
 
     #[test]
-    fn order_is_time_target_source_then_the_sources_own_order() {
+    fn order_is_time_spread_target_source_then_the_sources_own_order() {
         let mut sched = Scheduler::new();
         // Inserted in scrambled order; source 2 sends 3 then 33 to target 1 at time 10.
         sched.schedule(10, 3, 1, 4);
@@ -425,7 +495,7 @@ mod tests {
 
     /// Schedules events at random distances (same bucket, within the horizon, far beyond it),
     /// also while running, and checks they come out in exactly the order of a full sort by
-    /// (time, target, source, the source's own sending order).
+    /// (time, spread target, source, the source's own sending order).
     struct Chaos {
         rng: crate::engine::EntityRng,
         delivered: Vec<(Time, EntityId, EntityId, u32)>,
@@ -477,7 +547,7 @@ mod tests {
         }
         while sched.step(&mut model) != Step::Idle {}
         let mut sorted = model.delivered.clone();
-        sorted.sort();
+        sorted.sort_by_key(|&(time, target, source, n)| (time, spread(target), source, n));
         assert_eq!(model.delivered.len(), 20_008);
         let first_difference = model
             .delivered
@@ -512,7 +582,40 @@ mod tests {
             }
         }
         while sched.step(&mut rec) != Step::Idle {}
-        expected.sort_by_key(|&(t, target, _)| (t, target));
+        expected.sort_by_key(|&(t, target, _)| (t, spread(target)));
         assert_eq!(rec.log, expected);
+    }
+
+    #[test]
+    fn crowded_buckets_come_out_grouped_by_target_in_source_order() {
+        // Buckets of thousands of events at one time (the counting sort), of a few (comparison
+        // only) and of two times (comparison only), with many events per (target, source).
+        let mut rng = entity_stream(5, 5);
+        for (events, times) in [(5_000u32, 1u64), (12, 1), (3_000, 2)] {
+            let mut sched = Scheduler::new();
+            let mut expected = Vec::new();
+            for n in 0..events {
+                let time = 640 + rng.random_range(0..times);
+                let (source, target) = (rng.random_range(0..64), rng.random_range(0..1_000));
+                sched.schedule(time, source, target, n);
+                expected.push((time, spread(target), source, n, target));
+            }
+            let mut rec = Recorder {
+                log: vec![],
+                settles: vec![],
+            };
+            while sched.step(&mut rec) != Step::Idle {}
+            // A stable sort: one source's events keep their sending order.
+            expected.sort_by_key(|&(time, spread, source, _, _)| (time, spread, source));
+            let expected: Vec<_> = expected
+                .iter()
+                .map(|&(time, _, _, n, target)| (time, target, n))
+                .collect();
+            assert_eq!(rec.log, expected, "{events} events at {times} times");
+            // Each target's events came together: one settle per (time, target).
+            let mut pairs: Vec<_> = rec.log.iter().map(|&(t, target, _)| (t, target)).collect();
+            pairs.dedup();
+            assert_eq!(rec.settles, pairs);
+        }
     }
 }
