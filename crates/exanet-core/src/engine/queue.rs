@@ -296,23 +296,40 @@ impl<P: Copy> Scheduler<P> {
     }
 
     /// Sorts the bucket just taken by key, stably: equal keys come from one source and keep
-    /// its order, which is their order in the bucket. A bucket of one time (most of them: the
-    /// routers of a network act in step) is spread over as many bins as it has entries by the
-    /// leading bits of its spread targets, keeping the bucket's order in each bin; the few
-    /// entries of a bin are then sorted by key.
+    /// its order, which is their order in the bucket. A crowded bucket is sorted least
+    /// significant part first, by counting: spread over as many bins as it has entries by the
+    /// leading bits of its spread targets (even whatever entities it touches), the few entries
+    /// of each bin ordered by (spread target, source); then, if it holds several times (random
+    /// generation times do), spread stably over the bucket's picosecond offsets.
     fn sort_current(&mut self) {
         let entries = self.current.len();
-        let time = self.current.first().map_or(0, |e| e.time);
-        if entries < COUNTING_SORT_MIN || self.current.iter().any(|e| e.time != time) {
+        if entries < COUNTING_SORT_MIN {
             self.current.sort_by_key(Entry::key);
             return;
         }
         let bits = entries.next_power_of_two().trailing_zeros();
+        self.scatter(1 << bits, |entry| entry.bin(bits));
+        let mut start = 0;
+        for &end in &self.bin_ends {
+            let end = end as usize;
+            if end - start > 1 {
+                self.current[start..end].sort_by_key(|entry| entry.target_source);
+            }
+            start = end;
+        }
+        let (first, time) = (self.current_start, self.current[0].time);
+        if self.current.iter().any(|entry| entry.time != time) {
+            self.scatter(1 << BUCKET_SHIFT, |entry| (entry.time - first) as usize);
+        }
+    }
+
+    /// Reorders `current` by `bin` (below `bins`), stably, leaving each bin's end in `bin_ends`.
+    fn scatter(&mut self, bins: usize, bin: impl Fn(&Entry<P>) -> usize) {
         let ends = &mut self.bin_ends;
         ends.clear();
-        ends.resize(1 << bits, 0);
+        ends.resize(bins, 0);
         for entry in &self.current {
-            ends[entry.bin(bits)] += 1;
+            ends[bin(entry)] += 1;
         }
         // Each bin's start, then (after the scatter) its end.
         let mut start = 0;
@@ -322,19 +339,11 @@ impl<P: Copy> Scheduler<P> {
         self.sorted.clear();
         self.sorted.extend_from_slice(&self.current);
         for entry in &self.current {
-            let at = &mut ends[entry.bin(bits)];
+            let at = &mut ends[bin(entry)];
             self.sorted[*at as usize] = *entry;
             *at += 1;
         }
         std::mem::swap(&mut self.current, &mut self.sorted);
-        let mut start = 0;
-        for &end in ends.iter() {
-            let end = end as usize;
-            if end - start > 1 {
-                self.current[start..end].sort_by_key(Entry::key);
-            }
-            start = end;
-        }
     }
 
     /// Buckets from the current one to the next occupied one (the wheel is not empty).
