@@ -348,29 +348,17 @@ const _: () = assert!(std::mem::size_of::<OutputPort>() == 24);
 /// pending holds no block: its state is then the one it started with. Like the input pool, it
 /// keeps a few blocks under light load instead of this state for every port; each worker has
 /// its own. A block's fields lie side by side (40 bytes with 2 VCs and up to 32 inputs'
-/// requests) and blocks start on cache lines, so using an output touches one line of the pool,
-/// not one per field (at a 40-byte stride, the requests of every other block lay on a second
-/// line: on a million-endpoint torus that line was the costliest miss of a hop).
+/// requests), so using an output touches one cache line of the pool, not one per field.
 #[derive(Debug, Default)]
 pub(super) struct OutputPool {
     vcs: usize,
-    /// Words of a block (whole cache lines): link free time, wake-up, the credits and the
-    /// VCs' round-robin pointers (two per word each), the requests.
+    /// Words of a block: link free time, wake-up, the credits and the VCs' round-robin
+    /// pointers (two per word each), the requests.
     stride: usize,
     credit_words: usize,
-    request_words: usize,
-    lines: Vec<Line>,
+    words: Vec<u64>,
     free: Vec<u32>,
 }
-
-/// A cache line of the output pool, read and written as words (`OutputPool::words`).
-#[derive(Debug, Clone, Copy, Default)]
-#[repr(C, align(64))]
-struct Line {
-    _words: [u64; LINE_WORDS],
-}
-
-const LINE_WORDS: usize = 8;
 
 /// Word of a block holding when its link is free.
 const FREE_AT: usize = 0;
@@ -384,33 +372,9 @@ impl OutputPool {
         let credit_words = vcs.div_ceil(2);
         OutputPool {
             vcs,
-            stride: (CREDITS + 2 * credit_words + request_words).next_multiple_of(LINE_WORDS),
+            stride: CREDITS + 2 * credit_words + request_words,
             credit_words,
-            request_words,
             ..OutputPool::default()
-        }
-    }
-
-    #[inline(always)]
-    fn words(&self) -> &[u64] {
-        // SAFETY: `Line` is a transparent-layout array of LINE_WORDS u64s (its alignment adds
-        // no padding), so the lines are that many words each, back to back.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.lines.as_ptr().cast::<u64>(),
-                self.lines.len() * LINE_WORDS,
-            )
-        }
-    }
-
-    #[inline(always)]
-    fn words_mut(&mut self) -> &mut [u64] {
-        // SAFETY: as in `words`, borrowing `self.lines` mutably.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.lines.as_mut_ptr().cast::<u64>(),
-                self.lines.len() * LINE_WORDS,
-            )
         }
     }
 
@@ -427,15 +391,14 @@ impl OutputPool {
             // A block comes back only without requests.
             Some(block) => block,
             None => {
-                let block = (self.lines.len() * LINE_WORDS / self.stride) as u32;
-                self.lines
-                    .resize(self.lines.len() + self.stride / LINE_WORDS, Line::default());
+                let block = (self.words.len() / self.stride) as u32;
+                self.words.resize(self.words.len() + self.stride, 0);
                 block
             }
         };
         let at = self.at(block);
-        self.words_mut()[at + FREE_AT] = 0;
-        self.words_mut()[at + WAKE_AT] = NEVER;
+        self.words[at + FREE_AT] = 0;
+        self.words[at + WAKE_AT] = NEVER;
         self.credits_mut(block).fill(full);
         self.turns_mut(block).fill(turn);
         block
@@ -449,29 +412,29 @@ impl OutputPool {
     /// Starts loading `block`.
     #[inline(always)]
     pub fn prefetch(&self, block: u32) {
-        crate::engine::prefetch_line(&self.words()[self.at(block)]);
+        crate::engine::prefetch_line(&self.words[self.at(block)]);
     }
 
     #[inline(always)]
     pub fn free_at(&self, block: u32) -> Time {
-        self.words()[self.at(block) + FREE_AT]
+        self.words[self.at(block) + FREE_AT]
     }
 
     #[inline(always)]
     pub fn free_at_mut(&mut self, block: u32) -> &mut Time {
         let at = self.at(block);
-        &mut self.words_mut()[at + FREE_AT]
+        &mut self.words[at + FREE_AT]
     }
 
     #[inline(always)]
     pub fn wake_at(&self, block: u32) -> Time {
-        self.words()[self.at(block) + WAKE_AT]
+        self.words[self.at(block) + WAKE_AT]
     }
 
     #[inline(always)]
     pub fn wake_at_mut(&mut self, block: u32) -> &mut Time {
         let at = self.at(block);
-        &mut self.words_mut()[at + WAKE_AT]
+        &mut self.words[at + WAKE_AT]
     }
 
     /// The credits of VC `vc` downstream.
@@ -509,7 +472,7 @@ impl OutputPool {
     /// The `vcs` u32s packed from word `at`.
     #[inline(always)]
     fn per_vc(&self, at: usize) -> &[u32] {
-        let words = &self.words()[at..at + self.credit_words];
+        let words = &self.words[at..at + self.credit_words];
         // SAFETY: the words hold `vcs` u32s (u64 is aligned for u32, and every bit pattern is
         // a u32); the slice borrows `self.words` as `words` did.
         unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u32>(), self.vcs) }
@@ -518,8 +481,7 @@ impl OutputPool {
     #[inline(always)]
     fn per_vc_mut(&mut self, at: usize) -> &mut [u32] {
         let vcs = self.vcs;
-        let credit_words = self.credit_words;
-        let words = &mut self.words_mut()[at..at + credit_words];
+        let words = &mut self.words[at..at + self.credit_words];
         // SAFETY: as in `per_vc`, borrowing `self.words` mutably.
         unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u32>(), vcs) }
     }
@@ -527,14 +489,13 @@ impl OutputPool {
     #[inline(always)]
     pub fn requests(&self, block: u32) -> &[u64] {
         let at = self.at(block) + CREDITS + 2 * self.credit_words;
-        &self.words()[at..at + self.request_words]
+        &self.words[at..self.at(block) + self.stride]
     }
 
     #[inline(always)]
     pub fn requests_mut(&mut self, block: u32) -> &mut [u64] {
-        let at = self.at(block) + CREDITS + 2 * self.credit_words;
-        let request_words = self.request_words;
-        &mut self.words_mut()[at..at + request_words]
+        let at = self.at(block);
+        &mut self.words[at + CREDITS + 2 * self.credit_words..at + self.stride]
     }
 }
 
