@@ -151,6 +151,8 @@ pub struct Scheduler<P: Copy> {
     overflow_order: u64,
     now: Time,
     events: u64,
+    /// Whether delivery calls the model's prefetch hints.
+    prefetch: bool,
 }
 
 #[inline]
@@ -166,6 +168,12 @@ impl<P: Copy> Default for Scheduler<P> {
 
 impl<P: Copy> Scheduler<P> {
     pub fn new() -> Self {
+        Self::with_prefetch(true)
+    }
+
+    /// A queue that calls the model's prefetch hints ([`Model::prefetch`]) a few events ahead
+    /// of delivery, or never: a model whose state fits the caches gains nothing from them.
+    pub fn with_prefetch(prefetch: bool) -> Self {
         Scheduler {
             current: Vec::new(),
             cursor: 0,
@@ -182,6 +190,7 @@ impl<P: Copy> Scheduler<P> {
             overflow_order: 0,
             now: 0,
             events: 0,
+            prefetch,
         }
     }
 
@@ -439,7 +448,9 @@ impl<P: Copy> Scheduler<P> {
         }
         self.now = time;
         while let Some(payload) = self.take_if(time, target) {
-            self.prefetch_ahead(model);
+            if self.prefetch {
+                self.prefetch_ahead(model);
+            }
             self.events += 1;
             model.handle(time, target, payload, self);
         }

@@ -402,7 +402,7 @@ impl Network {
         let ran = match transport {
             Some(transport) if processes > 1 => self.run_ranks(transport, interval_s, progress)?,
             _ if threads <= 1 => {
-                let mut sched: Scheduler<NetEvent> = Scheduler::new();
+                let mut sched: Scheduler<NetEvent> = Scheduler::with_prefetch(self.params.prefetch);
                 self.start_sources(&mut sched);
                 let plan = self.plan(interval_s, NEVER);
                 let finished = self.drive(&mut sched, 0, &Solo, &plan, Some(progress))?;
@@ -511,8 +511,10 @@ impl Network {
         plan: &Plan,
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<Finished, TransportError> {
-        let mut scheds: Vec<Scheduler<NetEvent>> =
-            workers.iter().map(|_| Scheduler::new()).collect();
+        let mut scheds: Vec<Scheduler<NetEvent>> = workers
+            .iter()
+            .map(|w| Scheduler::with_prefetch(w.params.prefetch))
+            .collect();
         let ends: Result<Vec<Finished>, TransportError> = std::thread::scope(|s| {
             let mut pairs = workers.iter_mut().zip(scheds.iter_mut()).enumerate();
             let (_, (first, first_sched)) = pairs.next().expect("one worker or more");

@@ -28,9 +28,11 @@ use crate::routing::{self, Candidates, RoutingFunction};
 use crate::topology::{self, Peer, Topology};
 use crate::workload::{jobs, Action, Generation, Host, Synthetic, Threads};
 
-/// Router ports from which the pools' blocks are prefetched: about 2 MB of router state, more
-/// than a core's own caches hold.
-const PREFETCH_BLOCKS_PORTS: usize = 1 << 15;
+/// Router ports from which the event loop prefetches what events will touch: about 2 MB of
+/// router state, more than a core's own caches hold. Below, the hints only cost instructions
+/// (without them, 64 to 94 fewer per hop and up to 13% faster on (a), (b), (e), (g)); above, they
+/// are worth 25% on (k) and 45% on (c) (BENCHMARKS.md, issue 25).
+const PREFETCH_PORTS: usize = 1 << 15;
 
 /// What travels between entities (and what an entity schedules for itself).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -408,9 +410,9 @@ pub(super) struct Params {
     /// Probability that an arbitration applies the in-transit-priority restriction.
     pub(super) in_transit_priority: f64,
     pub(super) nic_link: PortLink,
-    /// Whether events prefetch the pools' blocks too: worth it only when the router state
-    /// outgrows the caches (and costs a few instructions per event when it does not).
-    pub(super) prefetch_blocks: bool,
+    /// Whether the event loop prefetches what events will touch (`Model::prefetch`): worth it
+    /// only when the router state outgrows the caches.
+    pub(super) prefetch: bool,
     /// Generation stops at this time.
     pub(super) generation_end: Time,
     /// Bytes of one VC buffer (router-to-router), for weighing candidates.
@@ -607,7 +609,7 @@ impl Network {
                 arbitration: config.router.arbitration,
                 in_transit_priority: config.router.in_transit_priority,
                 nic_link,
-                prefetch_blocks: routers * ports >= PREFETCH_BLOCKS_PORTS,
+                prefetch: routers * ports >= PREFETCH_PORTS,
                 generation_end,
                 vc_buffer_bytes: config.router.vc_buffer_bytes as u32,
                 escape_vcs: routing_escape_vcs,
@@ -791,16 +793,14 @@ impl Model for Network {
                 prefetch_line(&self.routers.input_blocks[router + usize::from(port)]);
                 prefetch_line(&self.routers.output_blocks[router]);
                 prefetch_line(&self.routers.port_class[router]);
-                if self.params.prefetch_blocks {
-                    // The packet leaves on one of the router's outputs, not known before
-                    // routing: every line of their entries (a few; read when an idle output is
-                    // taken, which on a large network under light load is most hops).
-                    let outputs = &self.routers.outputs[router..router + self.params.ports];
-                    for line in outputs.chunks(64 / std::mem::size_of::<OutputPort>()) {
-                        prefetch_line(&line[0]);
-                    }
-                    prefetch_line(&outputs[self.params.ports - 1]);
+                // The packet leaves on one of the router's outputs, not known before routing:
+                // every line of their entries (a few; read when an idle output is taken, which on
+                // a large network under light load is most hops).
+                let outputs = &self.routers.outputs[router..router + self.params.ports];
+                for line in outputs.chunks(64 / std::mem::size_of::<OutputPort>()) {
+                    prefetch_line(&line[0]);
                 }
+                prefetch_line(&outputs[self.params.ports - 1]);
             }
             NetEvent::Deliver { packet } => {
                 self.packets.prefetch(packet);
@@ -822,9 +822,6 @@ impl Model for Network {
 
     #[inline]
     fn prefetch_near(&self, target: EntityId, event: &NetEvent) {
-        if !self.params.prefetch_blocks {
-            return;
-        }
         match *event {
             NetEvent::Arrive { port, vc, .. } => {
                 let block = self.routers.input_blocks
