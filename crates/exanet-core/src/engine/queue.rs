@@ -195,7 +195,9 @@ impl<P: Copy> Scheduler<P> {
     }
 
     /// Schedules `payload` for `target` at `time` (never in the past), sent by `source`.
-    #[inline]
+    /// Inlined into every caller: almost every event goes onto a wheel bucket that has room,
+    /// and a call with its register saves cost a third of that push (BENCHMARKS.md, issue 25).
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, source: EntityId, target: EntityId, payload: P) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let entry = Entry {
@@ -204,13 +206,22 @@ impl<P: Copy> Scheduler<P> {
             payload,
         };
         let offset = time - self.current_start;
-        if offset < (1 << BUCKET_SHIFT) {
+        if offset >= (1 << BUCKET_SHIFT) && offset < HORIZON_PS {
+            self.push_bucket(entry);
+        } else {
+            self.schedule_off_wheel(entry);
+        }
+    }
+
+    /// An event for the bucket being consumed or beyond the horizon: rare, kept out of line.
+    #[cold]
+    #[inline(never)]
+    fn schedule_off_wheel(&mut self, entry: Entry<P>) {
+        if entry.time - self.current_start < (1 << BUCKET_SHIFT) {
             // Into the bucket being consumed: after every entry with a key not above its own.
             let key = entry.key();
             let at = self.cursor + self.current[self.cursor..].partition_point(|e| e.key() <= key);
             self.current.insert(at, entry);
-        } else if offset < HORIZON_PS {
-            self.push_bucket(entry);
         } else {
             self.overflow.push(Later {
                 entry,
@@ -220,25 +231,30 @@ impl<P: Copy> Scheduler<P> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn push_bucket(&mut self, entry: Entry<P>) {
         let b = bucket_of(entry.time);
         let last = self.bucket_last[b];
-        let chunk = if last != NO_CHUNK && self.chunks[last as usize].entries.len() < CHUNK {
-            last
-        } else {
-            let fresh = self.new_chunk();
-            if last == NO_CHUNK {
-                self.bucket_first[b] = fresh;
-            } else {
-                self.chunks[last as usize].next = fresh;
-            }
-            self.bucket_last[b] = fresh;
-            fresh
-        };
-        self.chunks[chunk as usize].entries.push(entry);
-        self.occupied[b / 64] |= 1 << (b % 64);
+        match self.chunks.get_mut(last as usize) {
+            Some(chunk) if chunk.entries.len() < CHUNK => chunk.entries.push(entry),
+            _ => self.push_new_chunk(b, entry),
+        }
         self.in_wheel += 1;
+    }
+
+    /// Starts a chunk for bucket `b` (marking it occupied if it was empty) with `entry`.
+    #[inline(never)]
+    fn push_new_chunk(&mut self, b: usize, entry: Entry<P>) {
+        let last = self.bucket_last[b];
+        let fresh = self.new_chunk();
+        if last == NO_CHUNK {
+            self.bucket_first[b] = fresh;
+            self.occupied[b / 64] |= 1 << (b % 64);
+        } else {
+            self.chunks[last as usize].next = fresh;
+        }
+        self.bucket_last[b] = fresh;
+        self.chunks[fresh as usize].entries.push(entry);
     }
 
     fn new_chunk(&mut self) -> u32 {
