@@ -72,7 +72,7 @@ impl Network {
         if free_at <= now
             && (wake_at == NEVER || wake_at < now)
             && self.output_pool.credits(block).iter().all(|&c| c == full)
-            && self.output_pool.requests(block).iter().all(|&w| w == 0)
+            && !self.output_pool.has_requests(block)
         {
             self.output_pool.give_back(block);
             self.routers.output_blocks[out_index] = NO_BLOCK;
@@ -83,7 +83,7 @@ impl Network {
     fn has_requests(&self, out_index: usize) -> bool {
         match self.routers.output_blocks[out_index] {
             NO_BLOCK => false,
-            block => self.output_pool.requests(block).iter().any(|&w| w != 0),
+            block => self.output_pool.has_requests(block),
         }
     }
 
@@ -378,21 +378,23 @@ impl Network {
         let start = self.routers.outputs[out_index].rr as usize;
         debug_assert!(start < inputs);
         let oldest_first = self.params.arbitration == Arbitration::Age;
-        // IPR: with probability P, in-transit packets go first (a draw from the arbitration's
-        // identity, so it does not depend on event order).
-        let ipr = self.params.in_transit_priority >= 1.0
-            || (self.params.in_transit_priority > 0.0
-                && arbitration_draw(router, port, now) < self.params.in_transit_priority);
-        let credits = self.output_pool.credits(block);
-        let turns = self.output_pool.turns(block);
         let requests = self.output_pool.requests(block);
-        // With one VC the two round-robin stages are one, and with one requester there is
-        // nothing to rank: the first eligible input wins.
-        let first_eligible_wins = (self.params.request_words == 1 && requests[0].is_power_of_two())
+        // With one requester there is nothing to rank, and with one VC (or into a NIC) under
+        // plain round-robin the two stages are one: the first eligible input wins. IPR: with
+        // probability P, in-transit packets go first (a draw from the arbitration's identity,
+        // so it does not depend on event order).
+        let one_requester = self.params.request_words == 1 && requests[0].is_power_of_two();
+        let ipr = !one_requester
+            && (self.params.in_transit_priority >= 1.0
+                || (self.params.in_transit_priority > 0.0
+                    && arbitration_draw(router, port, now) < self.params.in_transit_priority));
+        let first_eligible_wins = one_requester
             || (!oldest_first
                 && !ipr
                 && !self.params.responses_first
                 && (ejection || self.params.vcs == 1));
+        let credits = self.output_pool.credits(block);
+        let turns = self.output_pool.turns(block);
         let router_ports = router as usize * self.params.ports;
         let vc_mask = (1 << self.params.vc_bits) - 1;
         // An input's round-robin rank after `turn` (inputs at or after it first), behind every
@@ -407,9 +409,10 @@ impl Network {
             after as u32 | deferred << 30
         };
         let mut best: Option<(Grant, (u32, Time))> = None;
-        // Each VC's best rank so far and its input; the VCs that have one.
-        let (mut vc_ranks, mut vc_inputs, mut vcs_won) =
-            ([u32::MAX; MAX_VCS], [0u32; MAX_VCS], 0u32);
+        // Each VC's best rank so far and its input (set up when first needed: most rounds
+        // have one requester); the VCs that have one.
+        let mut vc_best: Option<[(u32, u32); MAX_VCS]> = None;
+        let mut vcs_won = 0u32;
         let mut next_ready = NEVER;
         let words = self.params.request_words;
         'scan: for step in 0..=words {
@@ -488,8 +491,9 @@ impl Network {
                 } else {
                     let v = usize::from(vc);
                     let key = rank(input, turns[v] as usize, deferred);
-                    if key < vc_ranks[v] {
-                        (vc_ranks[v], vc_inputs[v]) = (key, input as u32);
+                    let vc_best = vc_best.get_or_insert([(u32::MAX, 0); MAX_VCS]);
+                    if key < vc_best[v].0 {
+                        vc_best[v] = (key, input as u32);
                         vcs_won |= 1 << v;
                     }
                 }
@@ -497,9 +501,11 @@ impl Network {
         }
         if !oldest_first && !first_eligible_wins {
             let mut best_rank = u32::MAX;
+            let vc_best = vc_best.unwrap_or_default();
             for vc in vcs_in(vcs_won) {
-                let input = vc_inputs[vc as usize] as usize;
-                let key = rank(input, start, vc_ranks[vc as usize] >> 30);
+                let (vc_rank, input) = vc_best[vc as usize];
+                let input = input as usize;
+                let key = rank(input, start, vc_rank >> 30);
                 if key < best_rank {
                     best_rank = key;
                     best = Some((

@@ -356,6 +356,11 @@ pub(super) struct OutputPool {
     /// pointers (two per word each), the requests.
     stride: usize,
     credit_words: usize,
+    /// Where a block's round-robin pointers and requests start: fixed for the run, so that an
+    /// access is one multiplication, one addition and one bounds check.
+    turns_at: usize,
+    requests_at: usize,
+    request_words: usize,
     words: Vec<u64>,
     free: Vec<u32>,
 }
@@ -374,6 +379,9 @@ impl OutputPool {
             vcs,
             stride: CREDITS + 2 * credit_words + request_words,
             credit_words,
+            turns_at: CREDITS + credit_words,
+            requests_at: CREDITS + 2 * credit_words,
+            request_words,
             ..OutputPool::default()
         }
     }
@@ -461,12 +469,12 @@ impl OutputPool {
     /// Each VC's round-robin pointer: the input request bit its next search starts from.
     #[inline(always)]
     pub fn turns(&self, block: u32) -> &[u32] {
-        self.per_vc(self.at(block) + CREDITS + self.credit_words)
+        self.per_vc(self.at(block) + self.turns_at)
     }
 
     #[inline(always)]
     pub fn turns_mut(&mut self, block: u32) -> &mut [u32] {
-        self.per_vc_mut(self.at(block) + CREDITS + self.credit_words)
+        self.per_vc_mut(self.at(block) + self.turns_at)
     }
 
     /// The `vcs` u32s packed from word `at`.
@@ -488,14 +496,25 @@ impl OutputPool {
 
     #[inline(always)]
     pub fn requests(&self, block: u32) -> &[u64] {
-        let at = self.at(block) + CREDITS + 2 * self.credit_words;
-        &self.words[at..self.at(block) + self.stride]
+        let at = self.at(block);
+        &self.words[at + self.requests_at..at + self.stride]
     }
 
     #[inline(always)]
     pub fn requests_mut(&mut self, block: u32) -> &mut [u64] {
         let at = self.at(block);
-        &mut self.words[at + CREDITS + 2 * self.credit_words..at + self.stride]
+        &mut self.words[at + self.requests_at..at + self.stride]
+    }
+
+    /// Whether any input asks for the output of `block`.
+    #[inline(always)]
+    pub fn has_requests(&self, block: u32) -> bool {
+        if self.request_words == 1 {
+            // Up to 64 inputs (ports x VCs), most networks: one word, one load.
+            self.words[self.at(block) + self.requests_at] != 0
+        } else {
+            self.requests(block).iter().any(|&w| w != 0)
+        }
     }
 }
 

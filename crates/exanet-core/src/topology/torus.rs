@@ -11,13 +11,51 @@ use crate::error::ConfigError;
 pub struct Torus {
     dims: Vec<u32>,
     strides: Vec<u32>,
-    /// `dims` and `strides` as multiply-and-shift divisors: coordinates are computed on every
-    /// hop, and a hardware division costs tens of cycles.
-    fast_dims: Vec<StrengthReducedU32>,
-    fast_strides: Vec<StrengthReducedU32>,
+    /// How to read each dimension's coordinate out of a router number: computed on every hop
+    /// (routing, neighbours), where a hardware division costs tens of cycles.
+    digits: Vec<Digit>,
     concentration: u32,
     wrap: bool,
     routers: u32,
+}
+
+/// One dimension's coordinate of a router number, (router / stride) % radix: a shift and a mask
+/// when the stride and the radix are powers of two (tori of 2^n routers a side, the common
+/// case), else multiply-and-shift divisions.
+#[derive(Debug, Clone, Copy)]
+enum Digit {
+    Bits {
+        shift: u32,
+        mask: u32,
+    },
+    Divide {
+        stride: StrengthReducedU32,
+        radix: StrengthReducedU32,
+    },
+}
+
+impl Digit {
+    fn new(stride: u32, radix: u32) -> Self {
+        if stride.is_power_of_two() && radix.is_power_of_two() {
+            Digit::Bits {
+                shift: stride.trailing_zeros(),
+                mask: radix - 1,
+            }
+        } else {
+            Digit::Divide {
+                stride: StrengthReducedU32::new(stride),
+                radix: StrengthReducedU32::new(radix),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn of(self, router: u32) -> u32 {
+        match self {
+            Digit::Bits { shift, mask } => (router >> shift) & mask,
+            Digit::Divide { stride, radix } => (router / stride) % radix,
+        }
+    }
 }
 
 /// Dimension letters used in port names for up to four dimensions.
@@ -74,10 +112,10 @@ impl Torus {
         }
         Ok(Torus {
             dims: dims.to_vec(),
-            fast_dims: dims.iter().map(|&k| StrengthReducedU32::new(k)).collect(),
-            fast_strides: strides
+            digits: strides
                 .iter()
-                .map(|&s| StrengthReducedU32::new(s))
+                .zip(dims)
+                .map(|(&stride, &k)| Digit::new(stride, k))
                 .collect(),
             strides,
             concentration,
@@ -105,7 +143,7 @@ impl Torus {
 
     #[inline]
     pub fn coord(&self, router: u32, dim: usize) -> u32 {
-        (router / self.fast_strides[dim]) % self.fast_dims[dim]
+        self.digits[dim].of(router)
     }
 
     /// The router at `coords`.
