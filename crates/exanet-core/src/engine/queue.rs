@@ -361,8 +361,8 @@ impl<P: Copy> Scheduler<P> {
         for end in ends.iter_mut() {
             (*end, start) = (start, start + *end);
         }
-        self.sorted.clear();
-        self.sorted.extend_from_slice(&self.current);
+        // Every slot is overwritten: only a bucket longer than the last one needs new slots.
+        self.sorted.resize(self.current.len(), self.current[0]);
         for entry in &self.current {
             let at = &mut ends[bin(entry)];
             self.sorted[*at as usize] = *entry;

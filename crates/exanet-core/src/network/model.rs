@@ -720,10 +720,10 @@ impl Network {
 
     /// The link leaving (router, port): its class's parameters, or the NIC link's.
     #[inline]
-    pub(super) fn port_link(&self, port_index: usize) -> PortLink {
+    pub(super) fn port_link(&self, port_index: usize) -> &PortLink {
         match self.routers.port_class[port_index] {
-            NIC_CLASS => self.params.nic_link,
-            class => self.class_links[usize::from(class)],
+            NIC_CLASS => &self.params.nic_link,
+            class => &self.class_links[usize::from(class)],
         }
     }
 

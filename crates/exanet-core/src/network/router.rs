@@ -409,9 +409,8 @@ impl Network {
             after as u32 | deferred << 30
         };
         let mut best: Option<(Grant, (u32, Time))> = None;
-        // Each VC's best rank so far and its input (set up when first needed: most rounds
-        // have one requester); the VCs that have one.
-        let mut vc_best: Option<[(u32, u32); MAX_VCS]> = None;
+        // Each VC's best rank so far and its input, valid for the VCs in `vcs_won`.
+        let mut vc_best = [(0u32, 0u32); MAX_VCS];
         let mut vcs_won = 0u32;
         let mut next_ready = NEVER;
         let words = self.params.request_words;
@@ -491,8 +490,7 @@ impl Network {
                 } else {
                     let v = usize::from(vc);
                     let key = rank(input, turns[v] as usize, deferred);
-                    let vc_best = vc_best.get_or_insert([(u32::MAX, 0); MAX_VCS]);
-                    if key < vc_best[v].0 {
+                    if vcs_won & (1 << v) == 0 || key < vc_best[v].0 {
                         vc_best[v] = (key, input as u32);
                         vcs_won |= 1 << v;
                     }
@@ -501,7 +499,6 @@ impl Network {
         }
         if !oldest_first && !first_eligible_wins {
             let mut best_rank = u32::MAX;
-            let vc_best = vc_best.unwrap_or_default();
             for vc in vcs_in(vcs_won) {
                 let (vc_rank, input) = vc_best[vc as usize];
                 let input = input as usize;
@@ -558,20 +555,23 @@ impl Network {
             self.routers.rate_windows[router as usize].take();
         }
         let out_block = self.routers.output_blocks[out_index];
-        self.output_pool.requests_mut(out_block)[grant.input / 64] &= !(1 << (grant.input % 64));
-
         let out_link = self.port_link(out_index);
-        let ser = out_link.serialization_ps(bytes);
+        let (ser, out_latency) = (out_link.serialization_ps(bytes), out_link.latency_ps);
         let tail_out = now + ser;
         let in_window = self.in_window(now);
-        *self.output_pool.free_at_mut(out_block) = tail_out;
         let next = grant.input + 1;
         let next = if next == self.params.ports << self.params.vc_bits {
             0
         } else {
             next as u32
         };
-        self.output_pool.turns_mut(out_block)[usize::from(grant.vc)] = next;
+        self.output_pool.record_grant(
+            out_block,
+            grant.input,
+            usize::from(grant.vc),
+            tail_out,
+            next,
+        );
         let output = &mut self.routers.outputs[out_index];
         output.rr = next;
         if in_window {
@@ -620,13 +620,12 @@ impl Network {
                     .output_pool
                     .credit_mut(out_block, usize::from(grant.vc)) -= bytes;
                 let packet = &mut self.packets[id];
-                packet.tail_ps =
-                    tail_out + self.params.router_output_latency_ps + out_link.latency_ps;
+                packet.tail_ps = tail_out + self.params.router_output_latency_ps + out_latency;
                 packet.hops += 1;
                 self.send(
                     sched,
                     now + self.params.router_output_latency_ps
-                        + out_link.latency_ps
+                        + out_latency
                         + self.params.router_latency_ps,
                     router,
                     down,
@@ -638,7 +637,7 @@ impl Network {
                 );
             }
             Peer::Endpoint(e) => sched.schedule(
-                tail_out + self.params.router_output_latency_ps + out_link.latency_ps,
+                tail_out + self.params.router_output_latency_ps + out_latency,
                 router,
                 self.nic_entity(e),
                 NetEvent::Deliver { packet: id },
@@ -651,7 +650,7 @@ impl Network {
         } else if self.inputs.give_back_if_empty(block) {
             self.routers.input_blocks[in_index] = NO_BLOCK;
         }
-        if self.has_requests(out_index) {
+        if self.output_pool.has_requests(out_block) {
             self.ensure_wake(now, router, port, tail_out, sched);
         }
     }

@@ -429,12 +429,6 @@ impl OutputPool {
     }
 
     #[inline(always)]
-    pub fn free_at_mut(&mut self, block: u32) -> &mut Time {
-        let at = self.at(block);
-        &mut self.words[at + FREE_AT]
-    }
-
-    #[inline(always)]
     pub fn wake_at(&self, block: u32) -> Time {
         self.words[self.at(block) + WAKE_AT]
     }
@@ -473,7 +467,7 @@ impl OutputPool {
     }
 
     #[inline(always)]
-    pub fn turns_mut(&mut self, block: u32) -> &mut [u32] {
+    fn turns_mut(&mut self, block: u32) -> &mut [u32] {
         self.per_vc_mut(self.at(block) + self.turns_at)
     }
 
@@ -504,6 +498,17 @@ impl OutputPool {
     pub fn requests_mut(&mut self, block: u32) -> &mut [u64] {
         let at = self.at(block);
         &mut self.words[at + self.requests_at..at + self.stride]
+    }
+
+    /// A grant to request bit `input` on VC `vc`: its request is served, the link is busy until
+    /// `free_at`, and the VC's round-robin search starts from `next` (one block offset for the
+    /// three writes of every hop).
+    #[inline(always)]
+    pub fn record_grant(&mut self, block: u32, input: usize, vc: usize, free_at: Time, next: u32) {
+        let at = self.at(block);
+        self.words[at + self.requests_at + input / 64] &= !(1 << (input % 64));
+        self.words[at + FREE_AT] = free_at;
+        self.per_vc_mut(at + self.turns_at)[vc] = next;
     }
 
     /// Whether any input asks for the output of `block`.
@@ -622,8 +627,7 @@ mod pool_tests {
         let mut pool = OutputPool::new(2, 1);
         let a = pool.take(2048, 0);
         *pool.credit_mut(a, 1) -= 300;
-        pool.turns_mut(a)[1] = 6;
-        *pool.free_at_mut(a) = 7;
+        pool.record_grant(a, 0, 1, 7, 6);
         *pool.wake_at_mut(a) = 9;
         pool.requests_mut(a)[0] = 0;
         let b = pool.take(2048, 0);
@@ -643,7 +647,7 @@ mod pool_tests {
         pool.requests_mut(a)[1] = u64::MAX;
         *pool.credit_mut(a, 2) = 11;
         pool.turns_mut(a)[2] = 9;
-        *pool.free_at_mut(b) = 5;
+        pool.record_grant(b, 0, 0, 5, 2);
         assert_eq!(pool.credits(a), [10, 10, 11]);
         assert_eq!(
             (pool.turns(a), pool.turns(b)),
