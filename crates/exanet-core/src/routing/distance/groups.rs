@@ -189,6 +189,60 @@ impl GroupDistances {
             .min()
             .unwrap_or(u8::MAX)
     }
+
+    /// [`Distances::hops`] toward router `to` from the routers of group `from_group` and of
+    /// `to`'s own group, with what every such query shares looked up once: a routing decision
+    /// weighs each neighbour of a router toward one destination.
+    pub fn toward(&self, to: u32, from_group: u32) -> HopsToward<'_> {
+        let to_group = self.group[to as usize];
+        HopsToward {
+            distances: self,
+            at: self.position[to as usize] as usize,
+            to_group,
+            from_group,
+            links: if from_group == to_group {
+                &[]
+            } else {
+                self.pair(from_group, to_group)
+            },
+        }
+    }
+}
+
+/// Hops toward one router (see [`GroupDistances::toward`]).
+pub struct HopsToward<'a> {
+    distances: &'a GroupDistances,
+    /// The target's position in its group, and its group.
+    at: usize,
+    to_group: u32,
+    from_group: u32,
+    /// The global links from `from_group` into the target's group.
+    links: &'a [(u32, u32)],
+}
+
+impl HopsToward<'_> {
+    /// Hops from `router` if it is in the target's group or in the group the view is for;
+    /// None for a router of any other group (no minimal route passes there).
+    #[inline]
+    pub fn from(&self, router: u32) -> Option<u8> {
+        let d = self.distances;
+        let g = d.group[router as usize];
+        let row = router as usize * d.widest;
+        if g == self.to_group {
+            Some(d.local[row + self.at])
+        } else if g == self.from_group {
+            let mut best = u8::MAX;
+            for &(x, y) in self.links {
+                let hops = d.local[row + x as usize]
+                    .saturating_add(1)
+                    .saturating_add(d.local[y as usize * d.widest + self.at]);
+                best = best.min(hops);
+            }
+            Some(best)
+        } else {
+            None
+        }
+    }
 }
 
 impl Distances for GroupDistances {

@@ -40,7 +40,7 @@ pub use source::Source;
 pub use ugal::Ugal;
 pub use valiant::Valiant;
 
-use super::distance::{self, Distances, GroupDistances, Metric};
+use super::distance::{self, Distances, GroupDistances, HopsToward, Metric};
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
 use crate::error::ConfigError;
 use crate::topology::{Peer, Shape, Topology};
@@ -513,6 +513,48 @@ impl Pick {
     }
 }
 
+/// Which neighbours of a router are one hop closer to a target (see [`Paths::closer`]).
+pub enum Closer<'a> {
+    /// Toward a router, through groups: a neighbour in the router's group or the target's.
+    Router { toward: HopsToward<'a>, want: u8 },
+    /// Toward a group: a neighbour in it, or one of the router's group nearer to it.
+    Group {
+        distances: &'a GroupDistances,
+        own: u32,
+        group: u32,
+        want: u8,
+    },
+    /// Toward a router, without groups: by standing.
+    Flat {
+        distances: &'a dyn Distances,
+        to: u32,
+        want: u8,
+    },
+}
+
+impl Closer<'_> {
+    #[inline]
+    pub fn admits(&self, neighbour: u32) -> bool {
+        match *self {
+            Closer::Router { ref toward, want } => toward.from(neighbour) == Some(want),
+            Closer::Group {
+                distances,
+                own,
+                group,
+                want,
+            } => {
+                let at = distances.group[neighbour as usize];
+                at == group || (at == own && distances.hops_to_group(neighbour, group) == want)
+            }
+            Closer::Flat {
+                distances,
+                to,
+                want,
+            } => distances.standing(neighbour, to) == want,
+        }
+    }
+}
+
 /// Where a packet heads next.
 #[derive(Clone, Copy)]
 pub enum Target {
@@ -671,44 +713,38 @@ impl Paths {
     /// Hops left from `router` to `target`.
     pub fn hops_to(&self, router: u32, target: Target) -> u8 {
         match (self.hierarchy(), target) {
-            (_, Target::Router(d)) => self.distances.distances().hops(router, d),
+            (Some(h), Target::Router(d)) => h.hops(router, d),
+            (None, Target::Router(d)) => self.distances.distances().hops(router, d),
             (Some(h), Target::Group(g)) => h.hops_to_group(router, g),
             (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
         }
     }
 
     /// Whether a hop from `router` to a neighbour brings a packet one hop closer to `target`:
-    /// where the router stands is found once (`here`: its hops to `target`, when known), each
-    /// neighbour is compared with it.
-    pub fn closer(
-        &self,
-        router: u32,
-        target: Target,
-        here: Option<u8>,
-    ) -> impl Fn(u32) -> bool + '_ {
-        let hierarchy = self.hierarchy();
-        let own = self.group(router);
-        let want = match (hierarchy, target) {
-            (Some(_), _) => here
-                .unwrap_or_else(|| self.hops_to(router, target))
-                .wrapping_sub(1),
-            (None, Target::Router(d)) => self
-                .distances
-                .distances()
-                .one_closer(self.distances.distances().standing(router, d)),
+    /// where the router stands is found once (`here`: its hops to `target`, when known), and
+    /// so is what every neighbour's distance to the target shares; each neighbour is compared.
+    pub fn closer(&self, router: u32, target: Target, here: Option<u8>) -> Closer<'_> {
+        let here = || here.unwrap_or_else(|| self.hops_to(router, target));
+        match (self.hierarchy(), target) {
+            (Some(h), Target::Router(d)) => Closer::Router {
+                toward: h.toward(d, h.group[router as usize]),
+                want: here().wrapping_sub(1),
+            },
+            (Some(h), Target::Group(group)) => Closer::Group {
+                distances: h,
+                own: h.group[router as usize],
+                group,
+                want: here().wrapping_sub(1),
+            },
+            (None, Target::Router(d)) => {
+                let flat = self.distances.distances();
+                Closer::Flat {
+                    distances: flat,
+                    to: d,
+                    want: flat.one_closer(flat.standing(router, d)),
+                }
+            }
             (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
-        };
-        move |nb: u32| match (hierarchy, target) {
-            (None, Target::Router(d)) => self.distances.distances().standing(nb, d) == want,
-            (None, Target::Group(_)) => false,
-            (Some(h), Target::Router(d)) => {
-                let g = h.group[nb as usize];
-                (Some(g) == own || g == h.group[d as usize]) && h.hops(nb, d) == want
-            }
-            (Some(h), Target::Group(g)) => {
-                let nb_group = h.group[nb as usize];
-                nb_group == g || (Some(nb_group) == own && h.hops_to_group(nb, g) == want)
-            }
         }
     }
 
@@ -743,7 +779,7 @@ impl Paths {
                 ports[start..]
                     .iter()
                     .chain(&ports[..start])
-                    .filter(|&&(_, nb)| is_closer(nb)),
+                    .filter(|&&(_, nb)| is_closer.admits(nb)),
             );
             // Dimension order: only the lowest dimension (link class) that still differs.
             if choice.lowest_dimension {
