@@ -206,7 +206,7 @@ impl<P: Copy> Scheduler<P> {
             payload,
         };
         let offset = time - self.current_start;
-        if offset >= (1 << BUCKET_SHIFT) && offset < HORIZON_PS {
+        if ((1 << BUCKET_SHIFT)..HORIZON_PS).contains(&offset) {
             self.push_bucket(entry);
         } else {
             self.schedule_off_wheel(entry);
