@@ -21,7 +21,19 @@ pub struct GroupDistances {
     links: Vec<(u32, u32)>,
     /// Routers with endpoints, by group.
     endpoint_routers: Vec<Vec<u32>>,
+    /// The network ports one hop closer, as bits over the router's network ports in port order
+    /// (`neighbours[r]`): toward each member of its group, `closer[r * widest + position(m)]`
+    /// (the local neighbours nearer to m), and through each global link x -> y, in `links`'
+    /// order, `gateway[i]` (x's ports to y). Empty where a router has more than 64 network
+    /// ports or the table would outgrow [`CLOSER_TABLE_BYTES`]: closer ports are then found
+    /// neighbour by neighbour.
+    closer: Vec<u64>,
+    gateway: Vec<u64>,
 }
+
+/// The largest table of closer ports kept (see `GroupDistances::closer`): 8 bytes per router
+/// per member of its group, 2 MiB on a 16K-endpoint dragonfly.
+const CLOSER_TABLE_BYTES: usize = 64 << 20;
 
 impl GroupDistances {
     /// `neighbours[r]`: (port, neighbour) of every network port of router r. Fails (naming
@@ -46,10 +58,21 @@ impl GroupDistances {
             .flat_map(|(x, ports)| ports.iter().map(move |&(_, y)| (x, y)))
             .filter(|&(x, y)| group[x] != group[y as usize])
             .count();
+        let with_masks = neighbours.iter().all(|ports| ports.len() <= 64)
+            && n * widest * 8 <= CLOSER_TABLE_BYTES;
         let mut need = crate::memory::Footprint::new();
         need.add("local distances", (n * widest) as u64, 1)
             .add("group pairs", (g * g) as u64 + 1, 4)
-            .add("global links", global_links as u64, 8);
+            .add(
+                "global links",
+                global_links as u64,
+                8 + 8 * u64::from(with_masks),
+            )
+            .add(
+                "closer ports",
+                (n * widest) as u64 * u64::from(with_masks),
+                8,
+            );
         need.check(key, format!("{n} routers in {g} groups"))?;
 
         let mut position = vec![0u32; n];
@@ -105,6 +128,27 @@ impl GroupDistances {
         for &r in endpoint_routers {
             by_group[group[r as usize] as usize].push(r);
         }
+        let gateway = if with_masks {
+            links
+                .iter()
+                .map(|&(_, x, y)| port_bits(&neighbours[x as usize], |nb| nb == y))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut closer = Vec::new();
+        if with_masks {
+            closer.reserve_exact(n * widest);
+            for (r, ports) in neighbours.iter().enumerate() {
+                let row = &local[r * widest..(r + 1) * widest];
+                for at in 0..widest {
+                    let want = row[at].wrapping_sub(1);
+                    closer.push(port_bits(ports, |nb| {
+                        group[nb as usize] == group[r] && local[nb as usize * widest + at] == want
+                    }));
+                }
+            }
+        }
         let distances = GroupDistances {
             group,
             groups,
@@ -117,6 +161,8 @@ impl GroupDistances {
                 .map(|(_, x, y)| (position[x as usize], y))
                 .collect(),
             endpoint_routers: by_group,
+            closer,
+            gateway,
         };
         distances.check_connected(&members)?;
         Ok(distances)
@@ -190,6 +236,50 @@ impl GroupDistances {
             .unwrap_or(u8::MAX)
     }
 
+    /// The network ports of `router` one hop closer to router `to`, as bits over its ports in
+    /// port order, where a table answers: inside its group, and toward a group its group has
+    /// one global link into (a local hop nearer to that link's router, or the link itself),
+    /// as on a balanced dragonfly. There the hops through the one link differ between
+    /// neighbours only by their local hops to its router, so the ports closer to `to` are
+    /// those closer to that router, whatever `to`'s place in its group. None elsewhere.
+    #[inline]
+    pub fn closer_to_router(&self, router: u32, to: u32) -> Option<u64> {
+        if self.closer.is_empty() {
+            return None;
+        }
+        let (own, there) = (self.group[router as usize], self.group[to as usize]);
+        if own == there {
+            let at = self.position[to as usize] as usize;
+            return Some(self.closer[router as usize * self.widest + at]);
+        }
+        self.closer_through_one_link(router, own, there)
+    }
+
+    /// The ports of `router` one hop closer to `group` (as [`Self::closer_to_router`]): where its
+    /// group has one global link into `group`.
+    #[inline]
+    pub fn closer_to_group(&self, router: u32, group: u32) -> Option<u64> {
+        let own = self.group[router as usize];
+        if self.closer.is_empty() || own == group {
+            return None;
+        }
+        self.closer_through_one_link(router, own, group)
+    }
+
+    fn closer_through_one_link(&self, router: u32, own: u32, group: u32) -> Option<u64> {
+        let i = (own * self.groups + group) as usize;
+        let (start, end) = (self.pair_start[i] as usize, self.pair_start[i + 1] as usize);
+        if end != start + 1 {
+            return None;
+        }
+        let x = self.links[start].0 as usize;
+        Some(if self.position[router as usize] as usize == x {
+            self.gateway[start]
+        } else {
+            self.closer[router as usize * self.widest + x]
+        })
+    }
+
     /// [`Distances::hops`] toward router `to` from the routers of group `from_group` and of
     /// `to`'s own group, with what every such query shares looked up once: a routing decision
     /// weighs each neighbour of a router toward one destination.
@@ -245,6 +335,15 @@ impl HopsToward<'_> {
     }
 }
 
+/// Bits over `ports` (in their order) of those whose neighbour `admits`.
+fn port_bits(ports: &[(u16, u32)], admits: impl Fn(u32) -> bool) -> u64 {
+    ports
+        .iter()
+        .enumerate()
+        .filter(|&(_, &(_, nb))| admits(nb))
+        .fold(0, |bits, (i, _)| bits | 1 << i)
+}
+
 impl Distances for GroupDistances {
     /// Local hops inside one group; between groups, the fewest local hops to a global link into
     /// the destination's group, that link, and local hops there.
@@ -283,7 +382,10 @@ impl Distances for GroupDistances {
     }
 
     fn bytes(&self) -> u64 {
-        (self.group.len() * 8 + self.local.len() + self.pair_start.len() * 4 + self.links.len() * 8)
-            as u64
+        (self.group.len() * 8
+            + self.local.len()
+            + self.pair_start.len() * 4
+            + self.links.len() * 8
+            + (self.closer.len() + self.gateway.len()) * 8) as u64
     }
 }

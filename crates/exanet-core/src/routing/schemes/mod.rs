@@ -771,16 +771,30 @@ impl Paths {
         let here =
             (hops.is_none() || self.hierarchy().is_some()).then(|| self.hops_to(router, target));
         let hops = hops.or(here).expect("computed when not given");
-        let is_closer = self.closer(router, target, here);
+        // On topologies with groups a table often knows the closer ports; else each port is
+        // judged.
+        let known = match (self.hierarchy(), target) {
+            (Some(h), Target::Router(d)) => h.closer_to_router(router, d),
+            (Some(h), Target::Group(g)) => h.closer_to_group(router, g),
+            (None, _) => None,
+        };
         CLOSER_PORTS.with_borrow_mut(|options| {
-            // Each port is judged once, in the rotated order.
+            // In the rotated order.
             options.clear();
-            options.extend(
-                ports[start..]
-                    .iter()
-                    .chain(&ports[..start])
-                    .filter(|&&(_, nb)| is_closer.admits(nb)),
-            );
+            let rotated = (start..ports.len()).chain(0..start);
+            match known {
+                Some(bits) => {
+                    options.extend(rotated.filter(|&i| bits >> i & 1 != 0).map(|i| ports[i]));
+                }
+                None => {
+                    let is_closer = self.closer(router, target, here);
+                    options.extend(
+                        rotated
+                            .map(|i| ports[i])
+                            .filter(|&(_, nb)| is_closer.admits(nb)),
+                    );
+                }
+            }
             // Dimension order: only the lowest dimension (link class) that still differs.
             if choice.lowest_dimension {
                 let lowest = options
@@ -983,5 +997,79 @@ impl<S: Scheme> RoutingFunction for SchemeRouting<S> {
         }
         let choice = self.scheme.choice(paths, at, q);
         paths.toward(at, q.router, target, (state, None), choice, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TopologyConfig;
+
+    fn paths_of(topology: serde_json::Value) -> Paths {
+        let config: TopologyConfig = serde_json::from_value(topology).unwrap();
+        Paths::new(crate::topology::build(&config).unwrap().as_ref()).unwrap()
+    }
+
+    /// The ports of `router` one hop closer to `target`, judged neighbour by neighbour.
+    fn judged(paths: &Paths, router: u32, target: Target) -> u64 {
+        let closer = paths.closer(router, target, None);
+        paths
+            .ports(router)
+            .iter()
+            .enumerate()
+            .filter(|&(_, &(_, nb))| closer.admits(nb))
+            .fold(0, |bits, (i, _)| bits | 1 << i)
+    }
+
+    /// Checks every table answer against the judgment; returns how many there were and how
+    /// many (router, target) pairs had none.
+    fn compare(paths: &Paths) -> (usize, usize) {
+        let h = paths.hierarchy().expect("groups");
+        let (mut known, mut unknown) = (0, 0);
+        for router in 0..paths.routers() as u32 {
+            let targets = (0..paths.routers() as u32)
+                .filter(|&d| d != router)
+                .map(Target::Router)
+                .chain((0..h.groups).map(Target::Group));
+            for target in targets {
+                let table = match target {
+                    Target::Router(d) => h.closer_to_router(router, d),
+                    Target::Group(g) if h.group[router as usize] == g => continue,
+                    Target::Group(g) => h.closer_to_group(router, g),
+                };
+                match table {
+                    Some(bits) => {
+                        assert_eq!(bits, judged(paths, router, target), "router {router}");
+                        known += 1;
+                    }
+                    None => unknown += 1,
+                }
+            }
+        }
+        (known, unknown)
+    }
+
+    #[test]
+    fn the_closer_port_table_agrees_with_judging_each_neighbour() {
+        // A balanced dragonfly (one global link per pair of groups): the table knows every
+        // target.
+        let balanced = paths_of(
+            serde_json::json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"}),
+        );
+        let (known, unknown) = compare(&balanced);
+        assert_eq!(unknown, 0);
+        assert_eq!(known, 36 * 35 + 36 * 8);
+        // Several links per pair of groups: only targets inside the router's group are known.
+        let multi = paths_of(
+            serde_json::json!({"kind": "dragonfly", "p": 1, "a": 4, "h": 2, "g": 5, "arrangement": "absolute"}),
+        );
+        let (known, unknown) = compare(&multi);
+        assert_eq!(known, 20 * 3);
+        assert_eq!(unknown, 20 * 16 + 20 * 4);
+        // A Fishnet's groups (local links: a Slim Fly's, not all-to-all).
+        let fishnet =
+            paths_of(serde_json::json!({"kind": "fishnet", "base": {"kind": "petersen"}, "p": 1}));
+        let (known, _) = compare(&fishnet);
+        assert!(known > 0);
     }
 }
