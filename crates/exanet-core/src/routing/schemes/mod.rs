@@ -781,17 +781,25 @@ impl Paths {
         CLOSER_PORTS.with_borrow_mut(|options| {
             // In the rotated order.
             options.clear();
-            let rotated = (start..ports.len()).chain(0..start);
             match known {
                 Some(bits) => {
-                    options.extend(rotated.filter(|&i| bits >> i & 1 != 0).map(|i| ports[i]));
+                    // The set bits from `start` on, then those below it (a router has at most
+                    // 64 network ports where the table answers, so `start` < 64).
+                    let below = bits & ((1u64 << start) - 1);
+                    for mut part in [bits & !below, below] {
+                        while part != 0 {
+                            options.push(ports[part.trailing_zeros() as usize]);
+                            part &= part - 1;
+                        }
+                    }
                 }
                 None => {
                     let is_closer = self.closer(router, target, here);
                     options.extend(
-                        rotated
-                            .map(|i| ports[i])
-                            .filter(|&(_, nb)| is_closer.admits(nb)),
+                        ports[start..]
+                            .iter()
+                            .chain(&ports[..start])
+                            .filter(|&&(_, nb)| is_closer.admits(nb)),
                     );
                 }
             }
