@@ -21,19 +21,54 @@ pub struct GroupDistances {
     links: Vec<(u32, u32)>,
     /// Routers with endpoints, by group.
     endpoint_routers: Vec<Vec<u32>>,
-    /// The network ports one hop closer, as bits over the router's network ports in port order
-    /// (`neighbours[r]`): toward each member of its group, `closer[r * widest + position(m)]`
-    /// (the local neighbours nearer to m), and through each global link x -> y, in `links`'
-    /// order, `gateway[i]` (x's ports to y). Empty where a router has more than 64 network
-    /// ports or the table would outgrow [`CLOSER_TABLE_BYTES`]: closer ports are then found
-    /// neighbour by neighbour.
-    closer: Vec<u64>,
-    gateway: Vec<u64>,
+    /// The network ports one hop closer toward each member of its group, as bits over the
+    /// router's network ports in port order (`neighbours[r]`): `closer[r * widest +
+    /// position(m)]`, the local neighbours nearer to m. Empty where a router has more than 64
+    /// network ports or the table would outgrow [`CLOSER_TABLE_BYTES`]: closer ports are then
+    /// found neighbour by neighbour.
+    closer: PortMasks,
 }
 
-/// The largest table of closer ports kept (see `GroupDistances::closer`): 8 bytes per router
-/// per member of its group, 2 MiB on a 16K-endpoint dragonfly.
+/// The largest table of closer ports kept (see `GroupDistances::closer`): 4 bytes per router
+/// per member of its group where routers have at most 32 network ports (132 KiB, 8 bytes per
+/// endpoint, on a 16K-endpoint dragonfly), else 8.
 const CLOSER_TABLE_BYTES: usize = 64 << 20;
+
+/// Bit sets over the network ports of routers: 4 bytes each where no router has more than 32.
+enum PortMasks {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl PortMasks {
+    #[inline]
+    fn get(&self, i: usize) -> u64 {
+        match self {
+            PortMasks::Narrow(masks) => u64::from(masks[i]),
+            PortMasks::Wide(masks) => masks[i],
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.bytes() == 0
+    }
+
+    fn bytes(&self) -> usize {
+        match self {
+            PortMasks::Narrow(masks) => masks.len() * 4,
+            PortMasks::Wide(masks) => masks.len() * 8,
+        }
+    }
+}
+
+/// Which ports of a router lead one hop closer, where the table of closer ports answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloserPorts {
+    /// Bits over its network ports in port order.
+    Bits(u64),
+    /// Its ports to this router: it holds the one global link toward the target.
+    Link(u32),
+}
 
 impl GroupDistances {
     /// `neighbours[r]`: (port, neighbour) of every network port of router r. Fails (naming
@@ -58,20 +93,17 @@ impl GroupDistances {
             .flat_map(|(x, ports)| ports.iter().map(move |&(_, y)| (x, y)))
             .filter(|&(x, y)| group[x] != group[y as usize])
             .count();
-        let with_masks = neighbours.iter().all(|ports| ports.len() <= 64)
-            && n * widest * 8 <= CLOSER_TABLE_BYTES;
+        let widest_router = neighbours.iter().map(Vec::len).max().unwrap_or(0);
+        let mask_bytes = if widest_router <= 32 { 4 } else { 8 };
+        let with_masks = widest_router <= 64 && n * widest * mask_bytes <= CLOSER_TABLE_BYTES;
         let mut need = crate::memory::Footprint::new();
         need.add("local distances", (n * widest) as u64, 1)
             .add("group pairs", (g * g) as u64 + 1, 4)
-            .add(
-                "global links",
-                global_links as u64,
-                8 + 8 * u64::from(with_masks),
-            )
+            .add("global links", global_links as u64, 8)
             .add(
                 "closer ports",
                 (n * widest) as u64 * u64::from(with_masks),
-                8,
+                mask_bytes as u64,
             );
         need.check(key, format!("{n} routers in {g} groups"))?;
 
@@ -128,14 +160,6 @@ impl GroupDistances {
         for &r in endpoint_routers {
             by_group[group[r as usize] as usize].push(r);
         }
-        let gateway = if with_masks {
-            links
-                .iter()
-                .map(|&(_, x, y)| port_bits(&neighbours[x as usize], |nb| nb == y))
-                .collect()
-        } else {
-            Vec::new()
-        };
         let mut closer = Vec::new();
         if with_masks {
             closer.reserve_exact(n * widest);
@@ -149,6 +173,11 @@ impl GroupDistances {
                 }
             }
         }
+        let closer = if mask_bytes == 4 {
+            PortMasks::Narrow(closer.into_iter().map(|bits| bits as u32).collect())
+        } else {
+            PortMasks::Wide(closer)
+        };
         let distances = GroupDistances {
             group,
             groups,
@@ -162,7 +191,6 @@ impl GroupDistances {
                 .collect(),
             endpoint_routers: by_group,
             closer,
-            gateway,
         };
         distances.check_connected(&members)?;
         Ok(distances)
@@ -236,21 +264,23 @@ impl GroupDistances {
             .unwrap_or(u8::MAX)
     }
 
-    /// The network ports of `router` one hop closer to router `to`, as bits over its ports in
-    /// port order, where a table answers: inside its group, and toward a group its group has
-    /// one global link into (a local hop nearer to that link's router, or the link itself),
-    /// as on a balanced dragonfly. There the hops through the one link differ between
-    /// neighbours only by their local hops to its router, so the ports closer to `to` are
-    /// those closer to that router, whatever `to`'s place in its group. None elsewhere.
+    /// The network ports of `router` one hop closer to router `to`, where the table answers:
+    /// inside its group, and toward a group its group has one global link into (a local hop
+    /// nearer to that link's router, or the link itself), as on a balanced dragonfly. There
+    /// the hops through the one link differ between neighbours only by their local hops to its
+    /// router, so the ports closer to `to` are those closer to that router, whatever `to`'s
+    /// place in its group. None elsewhere.
     #[inline]
-    pub fn closer_to_router(&self, router: u32, to: u32) -> Option<u64> {
+    pub fn closer_to_router(&self, router: u32, to: u32) -> Option<CloserPorts> {
         if self.closer.is_empty() {
             return None;
         }
         let (own, there) = (self.group[router as usize], self.group[to as usize]);
         if own == there {
             let at = self.position[to as usize] as usize;
-            return Some(self.closer[router as usize * self.widest + at]);
+            return Some(CloserPorts::Bits(
+                self.closer.get(router as usize * self.widest + at),
+            ));
         }
         self.closer_through_one_link(router, own, there)
     }
@@ -258,7 +288,7 @@ impl GroupDistances {
     /// The ports of `router` one hop closer to `group` (as [`Self::closer_to_router`]): where its
     /// group has one global link into `group`.
     #[inline]
-    pub fn closer_to_group(&self, router: u32, group: u32) -> Option<u64> {
+    pub fn closer_to_group(&self, router: u32, group: u32) -> Option<CloserPorts> {
         let own = self.group[router as usize];
         if self.closer.is_empty() || own == group {
             return None;
@@ -266,17 +296,17 @@ impl GroupDistances {
         self.closer_through_one_link(router, own, group)
     }
 
-    fn closer_through_one_link(&self, router: u32, own: u32, group: u32) -> Option<u64> {
+    fn closer_through_one_link(&self, router: u32, own: u32, group: u32) -> Option<CloserPorts> {
         let i = (own * self.groups + group) as usize;
         let (start, end) = (self.pair_start[i] as usize, self.pair_start[i + 1] as usize);
         if end != start + 1 {
             return None;
         }
-        let x = self.links[start].0 as usize;
-        Some(if self.position[router as usize] as usize == x {
-            self.gateway[start]
+        let (x, y) = self.links[start];
+        Some(if self.position[router as usize] == x {
+            CloserPorts::Link(y)
         } else {
-            self.closer[router as usize * self.widest + x]
+            CloserPorts::Bits(self.closer.get(router as usize * self.widest + x as usize))
         })
     }
 
@@ -386,6 +416,6 @@ impl Distances for GroupDistances {
             + self.local.len()
             + self.pair_start.len() * 4
             + self.links.len() * 8
-            + (self.closer.len() + self.gateway.len()) * 8) as u64
+            + self.closer.bytes()) as u64
     }
 }

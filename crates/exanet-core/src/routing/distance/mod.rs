@@ -10,7 +10,7 @@ mod grid;
 mod groups;
 mod tree;
 
-pub use groups::{GroupDistances, HopsToward};
+pub use groups::{CloserPorts, GroupDistances, HopsToward};
 
 use crate::error::ConfigError;
 use crate::topology::{Shape, Topology};

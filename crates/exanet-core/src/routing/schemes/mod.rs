@@ -40,7 +40,7 @@ pub use source::Source;
 pub use ugal::Ugal;
 pub use valiant::Valiant;
 
-use super::distance::{self, Distances, GroupDistances, HopsToward, Metric};
+use super::distance::{self, CloserPorts, Distances, GroupDistances, HopsToward, Metric};
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
 use crate::error::ConfigError;
 use crate::topology::{Peer, Shape, Topology};
@@ -777,7 +777,15 @@ impl Paths {
             (Some(h), Target::Router(d)) => h.closer_to_router(router, d),
             (Some(h), Target::Group(g)) => h.closer_to_group(router, g),
             (None, _) => None,
-        };
+        }
+        .map(|closer| match closer {
+            CloserPorts::Bits(bits) => bits,
+            CloserPorts::Link(to) => ports
+                .iter()
+                .enumerate()
+                .filter(|&(_, &(_, nb))| nb == to)
+                .fold(0, |bits, (i, _)| bits | 1 << i),
+        });
         CLOSER_PORTS.with_borrow_mut(|options| {
             // In the rotated order.
             options.clear();
@@ -1045,8 +1053,18 @@ mod tests {
                     Target::Group(g) if h.group[router as usize] == g => continue,
                     Target::Group(g) => h.closer_to_group(router, g),
                 };
+                let bits_to = |to: u32| {
+                    let ports = paths.ports(router).iter().enumerate();
+                    ports
+                        .filter(|&(_, &(_, nb))| nb == to)
+                        .fold(0, |bits, (i, _)| bits | 1 << i)
+                };
                 match table {
-                    Some(bits) => {
+                    Some(closer) => {
+                        let bits = match closer {
+                            CloserPorts::Bits(bits) => bits,
+                            CloserPorts::Link(to) => bits_to(to),
+                        };
                         assert_eq!(bits, judged(paths, router, target), "router {router}");
                         known += 1;
                     }
@@ -1067,6 +1085,11 @@ mod tests {
         let (known, unknown) = compare(&balanced);
         assert_eq!(unknown, 0);
         assert_eq!(known, 36 * 35 + 36 * 8);
+        // Routers of 34 network ports: the table's bits take 8 bytes.
+        let wide = paths_of(
+            serde_json::json!({"kind": "dragonfly", "p": 1, "a": 34, "h": 1, "g": 35, "arrangement": "relative"}),
+        );
+        assert_eq!(compare(&wide), (1190 * 1189 + 1190 * 34, 0));
         // Several links per pair of groups: only targets inside the router's group are known.
         let multi = paths_of(
             serde_json::json!({"kind": "dragonfly", "p": 1, "a": 4, "h": 2, "g": 5, "arrangement": "absolute"}),
