@@ -10,10 +10,11 @@
 //! were inserted, so the order does not depend on how entities are split across workers.
 //!
 //! The targets of one time come in the order of a fixed permutation of their numbers (`spread`),
-//! not in number order: the model's results do not depend on the order of different targets at
-//! one time (which the parallel engine relies on), only on each target's events coming together
-//! and in source order. Spread numbers make the bucket's sort a counting sort on their leading
-//! bits, which leaves runs of a few entries to order by comparison.
+//! not in number order: the model needs each target's events together and in source order, and
+//! the order of different targets at one time only among the entities of one worker (which keep
+//! their relative order on any split, see docs/architecture.md §3). Spread numbers make the
+//! bucket's sort a counting sort on their leading bits, which leaves runs of a few entries to
+//! order by comparison.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
