@@ -70,6 +70,17 @@ pub enum CloserPorts {
     Link(u32),
 }
 
+impl CloserPorts {
+    /// As bits over `ports`, the router's network ports in port order.
+    #[inline]
+    pub fn bits(self, ports: &[(u16, u32)]) -> u64 {
+        match self {
+            CloserPorts::Bits(bits) => bits,
+            CloserPorts::Link(to) => port_bits(ports, |nb| nb == to),
+        }
+    }
+}
+
 impl GroupDistances {
     /// `neighbours[r]`: (port, neighbour) of every network port of router r. Fails (naming
     /// `key` when too large) if a group is split or two groups with endpoints have no link.

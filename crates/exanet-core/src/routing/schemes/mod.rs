@@ -40,7 +40,7 @@ pub use source::Source;
 pub use ugal::Ugal;
 pub use valiant::Valiant;
 
-use super::distance::{self, CloserPorts, Distances, GroupDistances, HopsToward, Metric};
+use super::distance::{self, Distances, GroupDistances, HopsToward, Metric};
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
 use crate::error::ConfigError;
 use crate::topology::{Peer, Shape, Topology};
@@ -778,14 +778,7 @@ impl Paths {
             (Some(h), Target::Group(g)) => h.closer_to_group(router, g),
             (None, _) => None,
         }
-        .map(|closer| match closer {
-            CloserPorts::Bits(bits) => bits,
-            CloserPorts::Link(to) => ports
-                .iter()
-                .enumerate()
-                .filter(|&(_, &(_, nb))| nb == to)
-                .fold(0, |bits, (i, _)| bits | 1 << i),
-        });
+        .map(|closer| closer.bits(ports));
         CLOSER_PORTS.with_borrow_mut(|options| {
             // In the rotated order.
             options.clear();
@@ -1053,18 +1046,9 @@ mod tests {
                     Target::Group(g) if h.group[router as usize] == g => continue,
                     Target::Group(g) => h.closer_to_group(router, g),
                 };
-                let bits_to = |to: u32| {
-                    let ports = paths.ports(router).iter().enumerate();
-                    ports
-                        .filter(|&(_, &(_, nb))| nb == to)
-                        .fold(0, |bits, (i, _)| bits | 1 << i)
-                };
                 match table {
                     Some(closer) => {
-                        let bits = match closer {
-                            CloserPorts::Bits(bits) => bits,
-                            CloserPorts::Link(to) => bits_to(to),
-                        };
+                        let bits = closer.bits(paths.ports(router));
                         assert_eq!(bits, judged(paths, router, target), "router {router}");
                         known += 1;
                     }
