@@ -791,8 +791,12 @@ impl Model for Network {
                 self.packets.prefetch(packet);
                 let router = target as usize * self.params.ports;
                 prefetch_line(&self.routers.input_blocks[router + usize::from(port)]);
+                // A router's entries may straddle two lines: the first entry's and the last's.
+                let last = router + self.params.ports - 1;
                 prefetch_line(&self.routers.output_blocks[router]);
+                prefetch_line(&self.routers.output_blocks[last]);
                 prefetch_line(&self.routers.port_class[router]);
+                prefetch_line(&self.routers.port_class[last]);
                 // The packet leaves on one of the router's outputs, not known before routing:
                 // every line of their entries (a few; read when an idle output is taken, which on
                 // a large network under light load is most hops).
@@ -810,11 +814,16 @@ impl Model for Network {
                 let index = target as usize * self.params.ports + usize::from(port);
                 prefetch_line(&self.routers.outputs[index]);
                 prefetch_line(&self.routers.output_blocks[index]);
+                // Its link class: whether its credits are all back (`full_credit`).
+                prefetch_line(&self.routers.port_class[index]);
             }
-            NetEvent::NicCredit { .. }
-            | NetEvent::NicWake
-            | NetEvent::NicAck
-            | NetEvent::HostWake { .. } => {
+            NetEvent::NicCredit { .. } | NetEvent::NicWake => {
+                // The NIC injects (or counts its credits back) in its injection port's credits.
+                let e = (target - self.num_routers()) as usize;
+                prefetch_line(&self.nics.state[e]);
+                prefetch_line(&self.nics.credits[e * self.params.vcs]);
+            }
+            NetEvent::NicAck | NetEvent::HostWake { .. } => {
                 prefetch_line(&self.nics.state[(target - self.num_routers()) as usize]);
             }
         }
@@ -824,10 +833,17 @@ impl Model for Network {
     fn prefetch_near(&self, target: EntityId, event: &NetEvent) {
         match *event {
             NetEvent::Arrive { port, vc, .. } => {
-                let block = self.routers.input_blocks
-                    [target as usize * self.params.ports + usize::from(port)];
+                let router = target as usize * self.params.ports;
+                let block = self.routers.input_blocks[router + usize::from(port)];
                 if block != NO_BLOCK {
                     prefetch_line(self.inputs.vc(block, usize::from(vc)));
+                }
+                // The packet's output is known only after routing: the blocks of the router's
+                // busy outputs (an output keeps its block until its credits are back).
+                for &block in &self.routers.output_blocks[router..router + self.params.ports] {
+                    if block != NO_BLOCK {
+                        self.output_pool.prefetch(block);
+                    }
                 }
             }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
