@@ -1,7 +1,7 @@
 //! The router: input buffers per (port, VC), routing of the packet at the head of each buffer,
 //! output arbitration, credit-based flow control, and cut-through forwarding.
 
-use super::model::{NetEvent, Network};
+use super::model::{NetEvent, Network, Params};
 use super::packet::PacketId;
 use super::state::{arbitration_draw, InputVc, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK};
 use crate::config::{Arbitration, MAX_VCS};
@@ -13,6 +13,68 @@ use crate::topology::Peer;
 struct Grant {
     input: usize,
     vc: u8,
+}
+
+/// What the head packet of a requesting input may do in one arbitration round of an output.
+enum Eligibility {
+    /// Go now, on this downstream VC.
+    Ready(u8),
+    /// Not before this time (its tail is still arriving).
+    NotBefore(Time),
+    /// No downstream VC it may take has room; `to_escape`: it should turn to the escape VCs.
+    NoRoom { to_escape: bool },
+}
+
+/// Whether the head packet of request bit `input` of output `port` (held in `slot`) may go at
+/// `now`, given the output's downstream `credits`: the allowed VC with the most credits if the
+/// whole packet fits, escape VCs only when no other has room (into a NIC, VC 0).
+#[inline(always)]
+fn eligibility(
+    params: &Params,
+    slot: &InputVc,
+    input: usize,
+    port: u16,
+    credits: &[u32],
+    now: Time,
+    ejection: bool,
+) -> Eligibility {
+    if slot.earliest_ps > now {
+        return Eligibility::NotBefore(slot.earliest_ps);
+    }
+    if ejection {
+        return Eligibility::Ready(0);
+    }
+    let fits = |mask: u32, room: u32| {
+        vcs_in(mask)
+            .filter(|&v| credits[v as usize] >= room)
+            .max_by_key(|&v| (credits[v as usize], std::cmp::Reverse(v)))
+    };
+    let mask = u32::from(slot.vc_mask);
+    let escape = mask & params.escape_vcs;
+    let found = if escape == 0 {
+        fits(mask, slot.bytes)
+    } else {
+        fits(mask & !escape, slot.bytes).or_else(|| {
+            // The input's VC in its message class's copy of the plan.
+            let in_vc = (input & ((1 << params.vc_bits) - 1)) % params.class_vcs;
+            let room = match params.bubble {
+                Some((bubble_vc, extra))
+                    if !(in_vc == usize::from(bubble_vc)
+                        && (input >> params.vc_bits) ^ 1 == usize::from(port)) =>
+                {
+                    slot.bytes + extra
+                }
+                _ => slot.bytes,
+            };
+            fits(escape, room)
+        })
+    };
+    match found {
+        Some(v) => Eligibility::Ready(v as u8),
+        None => Eligibility::NoRoom {
+            to_escape: params.escape_vcs != 0 && escape == 0,
+        },
+    }
 }
 
 impl Network {
@@ -414,7 +476,26 @@ impl Network {
         let mut vcs_won = 0u32;
         let mut next_ready = NEVER;
         let words = self.params.request_words;
-        'scan: for step in 0..=words {
+        if one_requester {
+            // The only requester wins if it is eligible: no scan, no ranks.
+            let input = requests[0].trailing_zeros() as usize;
+            let slot = self.input(
+                router_ports + (input >> self.params.vc_bits),
+                input & vc_mask,
+            );
+            match eligibility(&self.params, slot, input, port, credits, now, ejection) {
+                Eligibility::Ready(vc) => best = Some((Grant { input, vc }, (0, 0))),
+                Eligibility::NotBefore(at) => next_ready = at,
+                Eligibility::NoRoom { to_escape } => {
+                    if to_escape {
+                        self.blocked.push(input);
+                    }
+                }
+            }
+        }
+        // From the pointer's word round to it again (its lower bits last); none for one requester.
+        let steps = if one_requester { 0 } else { words + 1 };
+        'scan: for step in 0..steps {
             // (start / 64 + step) mod words, without a division
             let w = start / 64 + step;
             let w = if w >= words { w - words } else { w };
@@ -429,49 +510,18 @@ impl Network {
                 bits &= bits - 1;
                 let in_index = router_ports + (input >> self.params.vc_bits);
                 let slot = self.input(in_index, input & vc_mask);
-                if slot.earliest_ps > now {
-                    next_ready = next_ready.min(slot.earliest_ps);
-                    continue;
-                }
-                let vc = if ejection {
-                    0
-                } else {
-                    // The allowed VC with the most credits, if the whole packet fits; escape
-                    // VCs only when no other has room.
-                    let fits = |mask: u32, room: u32| {
-                        vcs_in(mask)
-                            .filter(|&v| credits[v as usize] >= room)
-                            .max_by_key(|&v| (credits[v as usize], std::cmp::Reverse(v)))
-                    };
-                    let mask = u32::from(slot.vc_mask);
-                    let escape = mask & self.params.escape_vcs;
-                    let found = if escape == 0 {
-                        fits(mask, slot.bytes)
-                    } else {
-                        fits(mask & !escape, slot.bytes).or_else(|| {
-                            // The input's VC in its message class's copy of the plan.
-                            let in_vc = (input & vc_mask) % self.params.class_vcs;
-                            let room = match self.params.bubble {
-                                Some((bubble_vc, extra))
-                                    if !(in_vc == usize::from(bubble_vc)
-                                        && (input >> self.params.vc_bits) ^ 1
-                                            == usize::from(port)) =>
-                                {
-                                    slot.bytes + extra
-                                }
-                                _ => slot.bytes,
-                            };
-                            fits(escape, room)
-                        })
-                    };
-                    match found {
-                        Some(v) => v as u8,
-                        None => {
-                            if self.params.escape_vcs != 0 && escape == 0 {
-                                self.blocked.push(input);
-                            }
-                            continue;
+                let vc = match eligibility(&self.params, slot, input, port, credits, now, ejection)
+                {
+                    Eligibility::Ready(vc) => vc,
+                    Eligibility::NotBefore(at) => {
+                        next_ready = next_ready.min(at);
+                        continue;
+                    }
+                    Eligibility::NoRoom { to_escape } => {
+                        if to_escape {
+                            self.blocked.push(input);
                         }
+                        continue;
                     }
                 };
                 if first_eligible_wins {
