@@ -5,7 +5,7 @@
 
 use super::model::{port_classes, Held};
 use super::rate::RateWindow;
-use super::state::{EndpointCounters, Nic, NicLimits, OutputPort, SourceLatency, NEVER, NO_BLOCK};
+use super::state::{EndpointCounters, Nic, NicLimits, RouterPort, SourceLatency, NEVER};
 use crate::engine::{entity_stream, huge_page_vec};
 use crate::parallel::SharedArray;
 use crate::topology::Topology;
@@ -15,13 +15,7 @@ use crate::topology::Topology;
 pub(super) struct RouterArrays {
     /// Link class of each port: an index into the classes' links, NIC_CLASS or NO_LINK.
     pub(super) port_class: SharedArray<u8>,
-    /// Each port's block of input VCs in the owning worker's input pool (NO_BLOCK: the port
-    /// holds no packet).
-    pub(super) input_blocks: SharedArray<u32>,
-    pub(super) outputs: SharedArray<OutputPort>,
-    /// Each port's output block in the owning worker's output pool (NO_BLOCK: the output is
-    /// idle, in its starting state).
-    pub(super) output_blocks: SharedArray<u32>,
+    pub(super) ports: SharedArray<RouterPort>,
     /// Each router's use of its packet-rate limit, by router (empty without
     /// `router.packet_rate`).
     pub(super) rate_windows: SharedArray<RateWindow>,
@@ -36,9 +30,7 @@ impl RouterArrays {
         let len = routers.len() * ports;
         RouterArrays {
             port_class: SharedArray::starting_at(first, port_classes(topology, routers.clone())),
-            input_blocks: SharedArray::starting_at(first, huge_page_vec(NO_BLOCK, len)),
-            outputs: SharedArray::starting_at(first, huge_page_vec(OutputPort::default(), len)),
-            output_blocks: SharedArray::starting_at(first, huge_page_vec(NO_BLOCK, len)),
+            ports: SharedArray::starting_at(first, huge_page_vec(RouterPort::default(), len)),
             rate_windows: if packet_rate {
                 SharedArray::starting_at(routers.start, vec![RateWindow::default(); routers.len()])
             } else {
@@ -54,9 +46,7 @@ impl RouterArrays {
     pub(super) unsafe fn view(&self) -> Self {
         RouterArrays {
             port_class: self.port_class.view(),
-            input_blocks: self.input_blocks.view(),
-            outputs: self.outputs.view(),
-            output_blocks: self.output_blocks.view(),
+            ports: self.ports.view(),
             rate_windows: self.rate_windows.view(),
         }
     }

@@ -46,7 +46,7 @@ fn vcs_taken(config: &Config, token: u32) -> Vec<usize> {
                 taken.push(v);
             }
         }
-        for out in net.routers.outputs.indices() {
+        for out in net.routers.ports.indices() {
             for v in 0..net.params.vcs {
                 let full = net.params.vc_buffer_bytes;
                 if net.routers.port_class[out] != super::state::NIC_CLASS

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::state::{EndpointCounters, LinkCounters, NIC_CLASS, NO_LINK};
+use super::state::{EndpointCounters, RouterPort, NIC_CLASS, NO_LINK};
 
 /// The counters of some NIC ports and routers (all of a network's, or one process's part).
 pub(super) struct Counts {
@@ -17,7 +17,9 @@ pub(super) struct Counts {
     pub(super) source_queue_packets: Vec<u64>,
     /// The routers counted, in increasing order; their ports' entries follow router by router.
     pub(super) router_ids: Vec<u32>,
-    pub(super) outputs: Vec<LinkCounters>,
+    /// Their ports' state as the run left it, whose counters are the link rows (kept whole:
+    /// copying the counters out would hold both at once).
+    pub(super) outputs: Vec<RouterPort>,
     pub(super) port_class: Vec<u8>,
 }
 
@@ -31,7 +33,7 @@ pub(super) struct Rows {
     /// The NIC ports and their counters (their injection links), with several per node.
     pub(super) ports: Option<(Vec<u32>, Vec<EndpointCounters>)>,
     pub(super) routers: Vec<u32>,
-    pub(super) outputs: Vec<LinkCounters>,
+    pub(super) outputs: Vec<RouterPort>,
     pub(super) port_class: Vec<u8>,
 }
 
@@ -210,7 +212,7 @@ impl Tally {
                 .iter()
                 .zip(&rows.port_class)
                 .filter(|(_, &class)| class != NIC_CLASS && class != NO_LINK)
-                .map(|(l, _)| l)
+                .map(|(port, _)| &port.counters)
         };
         let mut plane_injected_packets =
             vec![0; if rows.ports.is_some() { planes } else { 0 } as usize];

@@ -43,11 +43,12 @@ impl Network {
         let mut waits = Vec::new();
         let held = self
             .routers
-            .input_blocks
+            .ports
             .indices()
-            .zip(self.routers.input_blocks.held())
-            .filter(|&(_, &block)| block != NO_BLOCK);
-        for (port_index, &block) in held {
+            .zip(self.routers.ports.held())
+            .map(|(port_index, port)| (port_index, port.input_block))
+            .filter(|&(_, block)| block != NO_BLOCK);
+        for (port_index, block) in held {
             let router = (port_index / self.params.ports) as u32;
             let inputs = owner_of(router).inputs.vcs(block);
             for (vc, input) in inputs.iter().enumerate() {
@@ -118,7 +119,7 @@ impl Network {
             peer_router: router,
             queued_packets: {
                 let owner = owner_of(router);
-                let block = self.routers.input_blocks[port_index];
+                let block = self.routers.ports[port_index].input_block;
                 owner
                     .inputs
                     .vc(block, usize::from(vc))

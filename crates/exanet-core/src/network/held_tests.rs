@@ -53,9 +53,7 @@ fn held_by_each(config: &Config, processes: usize) -> Vec<(usize, usize)> {
                 "a part is one run of routers"
             );
             for indices in [
-                net.routers.outputs.indices(),
-                net.routers.input_blocks.indices(),
-                net.routers.output_blocks.indices(),
+                net.routers.ports.indices(),
                 net.routers.port_class.indices(),
             ] {
                 assert_eq!(indices, r0 * ports..r1 * ports);
@@ -97,7 +95,7 @@ fn a_process_of_several_threads_holds_its_threads_parts_only() {
         // Four slabs of 64 routers: process p holds slabs 2p and 2p + 1.
         let first = t.rank() * 128;
         assert_eq!(net.nics.state.indices(), 2 * first..2 * (first + 128));
-        assert_eq!(net.routers.outputs.indices(), first * 8..(first + 128) * 8);
+        assert_eq!(net.routers.ports.indices(), first * 8..(first + 128) * 8);
     }
 }
 
@@ -131,7 +129,7 @@ fn a_process_holds_the_hull_of_a_part_that_is_not_one_run() {
             .collect();
         let (first, last) = (mine[0], *mine.last().unwrap());
         assert_eq!(net.nics.state.indices(), first..last + 1);
-        assert_eq!(net.routers.outputs.indices(), first * 5..(last + 1) * 5);
+        assert_eq!(net.routers.ports.indices(), first * 5..(last + 1) * 5);
         spread |= last - first + 1 > mine.len();
     }
     assert!(spread, "some part is not one run of router numbers");

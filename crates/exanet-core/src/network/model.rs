@@ -12,7 +12,7 @@ use super::parallel::Remote;
 use super::rate::{PacketRate, RateWindow};
 use super::record::Recorder;
 use super::state::{
-    BurstClock, EndpointCounters, InputPool, Nic, NicLimits, OutputPool, OutputPort, PortLink,
+    BurstClock, EndpointCounters, InputPool, Nic, NicLimits, OutputPool, PortLink, RouterPort,
     SourceLatency, Stats, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK,
 };
 use rustc_hash::FxHashMap;
@@ -100,7 +100,7 @@ fn state_footprint(topology: &dyn Topology, config: &Config, held: &Held) -> Foo
     let ports = held.routers.len() as u64 * u64::from(topology.ports_per_router());
     let endpoints = held.endpoints.len() as u64;
     let vcs = u64::from(config.router.vcs);
-    let per_port = 1 + 2 * size_of::<u32>() + size_of::<OutputPort>();
+    let per_port = 1 + size_of::<RouterPort>();
     // A NIC's state and counters, and its pending event in the queue (32 B).
     let per_endpoint =
         size_of::<Nic>() + size_of::<NicLimits>() + size_of::<EndpointCounters>() + 32;
@@ -787,24 +787,18 @@ impl Model for Network {
     #[inline]
     fn prefetch(&self, target: EntityId, event: &NetEvent) {
         match *event {
-            NetEvent::Arrive { port, packet, .. } => {
+            NetEvent::Arrive { packet, .. } => {
                 self.packets.prefetch(packet);
                 let router = target as usize * self.params.ports;
-                prefetch_line(&self.routers.input_blocks[router + usize::from(port)]);
-                // A router's entries may straddle two lines: the first entry's and the last's.
-                let last = router + self.params.ports - 1;
-                prefetch_line(&self.routers.output_blocks[router]);
-                prefetch_line(&self.routers.output_blocks[last]);
-                prefetch_line(&self.routers.port_class[router]);
-                prefetch_line(&self.routers.port_class[last]);
                 // The packet leaves on one of the router's outputs, not known before routing:
-                // every line of their entries (a few; read when an idle output is taken, which on
-                // a large network under light load is most hops).
-                let outputs = &self.routers.outputs[router..router + self.params.ports];
-                for line in outputs.chunks(64 / std::mem::size_of::<OutputPort>()) {
+                // every line of the router's port entries (a few; its input's entry among them),
+                // and of its port classes, which may straddle two lines.
+                let ports = &self.routers.ports[router..router + self.params.ports];
+                for line in ports.chunks(64 / std::mem::size_of::<RouterPort>()) {
                     prefetch_line(&line[0]);
                 }
-                prefetch_line(&outputs[self.params.ports - 1]);
+                prefetch_line(&self.routers.port_class[router]);
+                prefetch_line(&self.routers.port_class[router + self.params.ports - 1]);
             }
             NetEvent::Deliver { packet } => {
                 self.packets.prefetch(packet);
@@ -812,8 +806,7 @@ impl Model for Network {
             }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
                 let index = target as usize * self.params.ports + usize::from(port);
-                prefetch_line(&self.routers.outputs[index]);
-                prefetch_line(&self.routers.output_blocks[index]);
+                prefetch_line(&self.routers.ports[index]);
                 // Its link class: whether its credits are all back (`full_credit`).
                 prefetch_line(&self.routers.port_class[index]);
             }
@@ -834,21 +827,21 @@ impl Model for Network {
         match *event {
             NetEvent::Arrive { port, vc, .. } => {
                 let router = target as usize * self.params.ports;
-                let block = self.routers.input_blocks[router + usize::from(port)];
+                let ports = &self.routers.ports[router..router + self.params.ports];
+                let block = ports[usize::from(port)].input_block;
                 if block != NO_BLOCK {
                     prefetch_line(self.inputs.vc(block, usize::from(vc)));
                 }
                 // The packet's output is known only after routing: the blocks of the router's
                 // busy outputs (an output keeps its block until its credits are back).
-                for &block in &self.routers.output_blocks[router..router + self.params.ports] {
-                    if block != NO_BLOCK {
-                        self.output_pool.prefetch(block);
-                    }
+                for port in ports.iter().filter(|p| p.output_block != NO_BLOCK) {
+                    self.output_pool.prefetch(port.output_block);
                 }
             }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
-                let block = self.routers.output_blocks
-                    [target as usize * self.params.ports + usize::from(port)];
+                let block = self.routers.ports
+                    [target as usize * self.params.ports + usize::from(port)]
+                .output_block;
                 if block != NO_BLOCK {
                     self.output_pool.prefetch(block);
                 }

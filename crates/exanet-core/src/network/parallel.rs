@@ -304,14 +304,14 @@ impl Network {
     pub(super) fn own_credits(&self) -> Vec<(u32, u32)> {
         let ports = self.params.ports;
         self.routers
-            .outputs
+            .ports
             .indices()
             .step_by(ports)
             .filter(|&i| self.owns_router((i / ports) as u32))
             .flat_map(|at| at..at + ports)
-            .filter(|&i| self.routers.output_blocks[i] != NO_BLOCK)
+            .filter(|&i| self.routers.ports[i].output_block != NO_BLOCK)
             .flat_map(|i| {
-                let credits = self.output_pool.credits(self.routers.output_blocks[i]);
+                let credits = self.output_pool.credits(self.routers.ports[i].output_block);
                 (0..self.params.vcs).map(move |v| ((i * self.params.vcs + v) as u32, credits[v]))
             })
             .collect()

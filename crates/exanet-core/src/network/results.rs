@@ -81,7 +81,7 @@ impl Network {
     pub(super) fn take_counts(&mut self, source_queue_packets: Vec<u64>) -> Counts {
         let endpoints = self.nics.state.indices();
         let ports = self.params.ports;
-        let routers = self.routers.outputs.indices();
+        let routers = self.routers.ports.indices();
         let mut source_latency = std::mem::take(&mut self.nics.source_latency).into_vec();
         source_latency.truncate(endpoints.end);
         source_latency.drain(..endpoints.start);
@@ -93,11 +93,7 @@ impl Network {
             router_ids: (routers.start / ports..routers.end / ports)
                 .map(|r| r as u32)
                 .collect(),
-            outputs: std::mem::take(&mut self.routers.outputs)
-                .into_vec()
-                .into_iter()
-                .map(|o| o.counters)
-                .collect(),
+            outputs: std::mem::take(&mut self.routers.ports).into_vec(),
             port_class: std::mem::take(&mut self.routers.port_class).into_vec(),
         }
     }
@@ -628,7 +624,8 @@ impl RunOutput {
         };
         let w = self.window_ps as f64;
         let rows = &self.rows;
-        for (index, counters) in rows.outputs.iter().enumerate() {
+        for (index, output) in rows.outputs.iter().enumerate() {
+            let counters = &output.counters;
             let r = rows.routers[index / self.ports];
             let p = (index % self.ports) as u16;
             let (k, cl, pr, pp, ep) = match topo.peer(r, p) {

@@ -97,7 +97,7 @@ impl Network {
     /// Credits of VC `vc` downstream of output `out_index`.
     #[inline(always)]
     pub(super) fn credit(&self, out_index: usize, vc: usize) -> u32 {
-        match self.routers.output_blocks[out_index] {
+        match self.routers.ports[out_index].output_block {
             NO_BLOCK => self.full_credit(out_index),
             block => self.output_pool.credit(block, vc),
         }
@@ -106,23 +106,20 @@ impl Network {
     /// The block of output `out_index`, taken if it is idle.
     #[inline(always)]
     fn output_block(&mut self, out_index: usize) -> u32 {
-        match self.routers.output_blocks[out_index] {
-            NO_BLOCK => {
-                let block = self.output_pool.take(
-                    self.full_credit(out_index),
-                    self.routers.outputs[out_index].rr,
-                );
-                self.routers.output_blocks[out_index] = block;
-                block
-            }
-            block => block,
+        let block = self.routers.ports[out_index].output_block;
+        if block != NO_BLOCK {
+            return block;
         }
+        let full = self.full_credit(out_index);
+        let entry = &mut self.routers.ports[out_index];
+        entry.output_block = self.output_pool.take(full, entry.rr);
+        entry.output_block
     }
 
     /// Gives output `out_index`'s block back if the output is idle at `now`: link free, every
     /// credit back, no request, no wake-up still to come.
     fn release_if_idle(&mut self, now: Time, out_index: usize) {
-        let block = self.routers.output_blocks[out_index];
+        let block = self.routers.ports[out_index].output_block;
         if block == NO_BLOCK {
             return;
         }
@@ -137,13 +134,13 @@ impl Network {
             && !self.output_pool.has_requests(block)
         {
             self.output_pool.give_back(block);
-            self.routers.output_blocks[out_index] = NO_BLOCK;
+            self.routers.ports[out_index].output_block = NO_BLOCK;
         }
     }
 
     #[inline]
     fn has_requests(&self, out_index: usize) -> bool {
-        match self.routers.output_blocks[out_index] {
+        match self.routers.ports[out_index].output_block {
             NO_BLOCK => false,
             block => self.output_pool.has_requests(block),
         }
@@ -152,7 +149,7 @@ impl Network {
     /// Input VC `vc` of router port `in_index` (its port must hold packets).
     #[inline]
     fn input(&self, in_index: usize, vc: usize) -> &InputVc {
-        self.inputs.vc(self.routers.input_blocks[in_index], vc)
+        self.inputs.vc(self.routers.ports[in_index].input_block, vc)
     }
 
     /// A packet's head reached (port, vc) and its route computation is done.
@@ -165,11 +162,11 @@ impl Network {
         id: PacketId,
     ) {
         let in_index = self.port_index(router, port);
-        let mut block = self.routers.input_blocks[in_index];
-        if block == NO_BLOCK {
-            block = self.inputs.take();
-            self.routers.input_blocks[in_index] = block;
+        let entry = &mut self.routers.ports[in_index];
+        if entry.input_block == NO_BLOCK {
+            entry.input_block = self.inputs.take();
         }
+        let block = entry.input_block;
         let slot = self.inputs.vc_mut(block, usize::from(vc));
         if slot.queue.push(id, &mut self.packets) {
             self.route_head(now, router, port, vc, false);
@@ -178,7 +175,7 @@ impl Network {
 
     pub(super) fn credit_arrives(&mut self, now: Time, router: u32, port: u16, vc: u8, bytes: u32) {
         let index = self.port_index(router, port);
-        let block = self.routers.output_blocks[index];
+        let block = self.routers.ports[index].output_block;
         let credit = self.output_pool.credit_mut(block, usize::from(vc));
         *credit += bytes;
         let back = *credit == self.params.vc_buffer_bytes;
@@ -191,7 +188,7 @@ impl Network {
 
     pub(super) fn output_wakes(&mut self, now: Time, router: u32, port: u16) {
         let index = self.port_index(router, port);
-        let block = self.routers.output_blocks[index];
+        let block = self.routers.ports[index].output_block;
         if block == NO_BLOCK {
             return;
         }
@@ -219,7 +216,7 @@ impl Network {
     /// `escape` keeps only the way that offers the escape VCs (a blocked adaptive packet).
     fn route_head(&mut self, now: Time, router: u32, port: u16, vc: u8, escape: bool) {
         let in_index = self.port_index(router, port);
-        let block = self.routers.input_blocks[in_index];
+        let block = self.routers.ports[in_index].input_block;
         let head = self.inputs.vc(block, usize::from(vc)).queue.head;
         let packet = &self.packets[head];
         let (bytes, tail_ps) = (packet.bytes, packet.tail_ps);
@@ -316,7 +313,7 @@ impl Network {
                 u64::from(self.params.vc_buffer_bytes - free)
             })
             .sum();
-        let block = self.routers.output_blocks[out_index];
+        let block = self.routers.ports[out_index].output_block;
         let words: &[u64] = if block == NO_BLOCK {
             &[]
         } else {
@@ -422,7 +419,7 @@ impl Network {
         if !self.has_requests(out_index) {
             return;
         }
-        let block = self.routers.output_blocks[out_index];
+        let block = self.routers.ports[out_index].output_block;
         let free_at = self.output_pool.free_at(block);
         if free_at > now {
             self.ensure_wake(now, router, port, free_at, sched);
@@ -437,7 +434,7 @@ impl Network {
         }
         let ejection = self.routers.port_class[out_index] == NIC_CLASS;
         let inputs = self.params.ports << self.params.vc_bits;
-        let start = self.routers.outputs[out_index].rr as usize;
+        let start = self.routers.ports[out_index].rr as usize;
         debug_assert!(start < inputs);
         let oldest_first = self.params.arbitration == Arbitration::Age;
         let requests = self.output_pool.requests(block);
@@ -596,7 +593,7 @@ impl Network {
             (grant.input & ((1 << self.params.vc_bits) - 1)) as u8,
         );
         let in_index = self.port_index(router, in_port);
-        let block = self.routers.input_blocks[in_index];
+        let block = self.routers.ports[in_index].input_block;
         let slot = self.inputs.vc_mut(block, usize::from(in_vc));
         let id = slot.queue.pop(&self.packets);
         let bytes = slot.bytes;
@@ -604,7 +601,7 @@ impl Network {
         if self.params.router_packet_rate.is_some() {
             self.routers.rate_windows[router as usize].take();
         }
-        let out_block = self.routers.output_blocks[out_index];
+        let out_block = self.routers.ports[out_index].output_block;
         let out_link = self.port_link(out_index);
         let (ser, out_latency) = (out_link.serialization_ps(bytes), out_link.latency_ps);
         let tail_out = now + ser;
@@ -622,7 +619,7 @@ impl Network {
             tail_out,
             next,
         );
-        let output = &mut self.routers.outputs[out_index];
+        let output = &mut self.routers.ports[out_index];
         output.rr = next;
         if in_window {
             output.counters.bytes += u64::from(bytes);
@@ -698,7 +695,7 @@ impl Network {
         if more {
             self.route_head(now, router, in_port, in_vc, false);
         } else if self.inputs.give_back_if_empty(block) {
-            self.routers.input_blocks[in_index] = NO_BLOCK;
+            self.routers.ports[in_index].input_block = NO_BLOCK;
         }
         if self.output_pool.has_requests(out_block) {
             self.ensure_wake(now, router, port, tail_out, sched);

@@ -330,16 +330,37 @@ pub(super) struct Nic {
     pub rng: EntityRng,
 }
 
-/// What a router output port keeps for the whole run: what it carried in the window and its
-/// round-robin pointer (the rest of its state is in an [`OutputPool`] while it is in use).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
-pub(super) struct OutputPort {
+/// What a router port keeps for the whole run, side by side so that a hop reads one line per
+/// port it uses (its input's block, its output's block and pointer), not one per field: what
+/// its output carried in the window, its output's round-robin pointer, and where the rest of
+/// its state is while it is in use (an [`InputPool`] block while its input holds packets, an
+/// [`OutputPool`] block while its output is busy).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[repr(C, align(32))]
+pub(super) struct RouterPort {
     pub counters: LinkCounters,
-    /// Request bit the next round-robin search starts from.
+    /// Request bit the next round-robin search of its output starts from.
     pub rr: u32,
+    /// Its input's block of VCs in the owning worker's input pool (NO_BLOCK: no packet).
+    pub input_block: u32,
+    /// Its output's block in the owning worker's output pool (NO_BLOCK: the output is idle,
+    /// in its starting state).
+    pub output_block: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<OutputPort>() == 24);
+/// Two ports to a cache line, never one across two.
+const _: () = assert!(std::mem::size_of::<RouterPort>() == 32);
+
+impl Default for RouterPort {
+    fn default() -> Self {
+        RouterPort {
+            counters: LinkCounters::default(),
+            rr: 0,
+            input_block: NO_BLOCK,
+            output_block: NO_BLOCK,
+        }
+    }
+}
 
 /// The router outputs in use: for each, a block with when its link is free and its pending
 /// wake-up, the credits of the VCs downstream, each VC's round-robin pointer and the requests
