@@ -9,6 +9,21 @@
 use super::{disconnected, Distances};
 use crate::error::ConfigError;
 
+/// The standings ([`Distances::standing`]) of every router toward one router with endpoints:
+/// its row of 2-bit cells.
+#[derive(Clone, Copy)]
+pub struct Standings<'a> {
+    cells: &'a [u8],
+}
+
+impl Standings<'_> {
+    #[inline]
+    pub fn of(&self, router: u32) -> u8 {
+        let r = router as usize;
+        (self.cells[r / 4] >> (2 * (r % 4))) & 3
+    }
+}
+
 pub struct GraphDistances {
     /// The row of every router with endpoints (u32::MAX for the others).
     row_of: Vec<u32>,
@@ -118,8 +133,19 @@ impl GraphDistances {
 
     /// The 2 bits of router `r` toward the router with endpoints of row `row`.
     fn cell(&self, row: usize, r: u32) -> u8 {
-        let r = r as usize;
-        (self.cells[row * self.stride + r / 4] >> (2 * (r % 4))) & 3
+        self.row_standings(row).of(r)
+    }
+
+    fn row_standings(&self, row: usize) -> Standings<'_> {
+        Standings {
+            cells: &self.cells[row * self.stride..(row + 1) * self.stride],
+        }
+    }
+
+    /// Where every router stands toward `to` (a router with endpoints), from its one row:
+    /// judging a router's neighbours then reads that row, not the table once per neighbour.
+    pub fn standings(&self, to: u32) -> Standings<'_> {
+        self.row_standings(self.row(to))
     }
 
     fn row(&self, to: u32) -> usize {

@@ -10,6 +10,7 @@ mod grid;
 mod groups;
 mod tree;
 
+pub use graph::{GraphDistances, Standings};
 pub use groups::{CloserPorts, GroupDistances, HopsToward};
 
 use crate::error::ConfigError;
@@ -49,10 +50,12 @@ pub trait Distances: Send + Sync {
     fn bytes(&self) -> u64;
 }
 
-/// Distances on a topology: through its groups, or flat. Groups are kept apart so that routing
-/// reaches them without a virtual call on every hop.
+/// Distances on a topology: through its groups, on any other graph, or flat by the family's
+/// structure. Groups and graphs are kept apart so that routing reaches them without a virtual
+/// call on every hop.
 pub enum Metric {
     Groups(GroupDistances),
+    Graph(GraphDistances),
     Flat(Box<dyn Distances>),
 }
 
@@ -62,13 +65,23 @@ impl Metric {
     pub fn groups(&self) -> Option<&GroupDistances> {
         match self {
             Metric::Groups(groups) => Some(groups),
-            Metric::Flat(_) => None,
+            Metric::Graph(_) | Metric::Flat(_) => None,
+        }
+    }
+
+    /// The rows of standings, on graphs without a structure of their own.
+    #[inline]
+    pub fn graph(&self) -> Option<&GraphDistances> {
+        match self {
+            Metric::Graph(graph) => Some(graph),
+            Metric::Groups(_) | Metric::Flat(_) => None,
         }
     }
 
     pub fn distances(&self) -> &dyn Distances {
         match self {
             Metric::Groups(groups) => groups,
+            Metric::Graph(graph) => graph,
             Metric::Flat(flat) => flat.as_ref(),
         }
     }
@@ -104,11 +117,7 @@ pub fn build(
         Shape::Levels(level) => Metric::Flat(Box::new(tree::TreeDistances::new(level, neighbours))),
         Shape::Grid(grid) => Metric::Flat(Box::new(grid::GridDistances::new(grid))),
         Shape::Midimew(midimew) => Metric::Flat(Box::new(circulant::MidimewDistances(midimew))),
-        Shape::Graph => Metric::Flat(Box::new(graph::GraphDistances::new(
-            neighbours,
-            endpoint_routers,
-            key,
-        )?)),
+        Shape::Graph => Metric::Graph(GraphDistances::new(neighbours, endpoint_routers, key)?),
     })
 }
 

@@ -40,7 +40,7 @@ pub use source::Source;
 pub use ugal::Ugal;
 pub use valiant::Valiant;
 
-use super::distance::{self, Distances, GroupDistances, HopsToward, Metric};
+use super::distance::{self, Distances, GroupDistances, HopsToward, Metric, Standings};
 use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
 use crate::error::ConfigError;
 use crate::topology::{Peer, Shape, Topology};
@@ -524,7 +524,9 @@ pub enum Closer<'a> {
         group: u32,
         want: u8,
     },
-    /// Toward a router, without groups: by standing.
+    /// Toward a router on a graph: by its row of standings.
+    Row { standings: Standings<'a>, want: u8 },
+    /// Toward a router, on other shapes: by standing.
     Flat {
         distances: &'a dyn Distances,
         to: u32,
@@ -546,6 +548,7 @@ impl Closer<'_> {
                 let at = distances.group[neighbour as usize];
                 at == group || (at == own && distances.hops_to_group(neighbour, group) == want)
             }
+            Closer::Row { standings, want } => standings.of(neighbour) == want,
             Closer::Flat {
                 distances,
                 to,
@@ -736,14 +739,23 @@ impl Paths {
                 group,
                 want: here().wrapping_sub(1),
             },
-            (None, Target::Router(d)) => {
-                let flat = self.distances.distances();
-                Closer::Flat {
-                    distances: flat,
-                    to: d,
-                    want: flat.one_closer(flat.standing(router, d)),
+            (None, Target::Router(d)) => match self.distances.graph() {
+                Some(graph) => {
+                    let standings = graph.standings(d);
+                    Closer::Row {
+                        standings,
+                        want: graph.one_closer(standings.of(router)),
+                    }
                 }
-            }
+                None => {
+                    let flat = self.distances.distances();
+                    Closer::Flat {
+                        distances: flat,
+                        to: d,
+                        want: flat.one_closer(flat.standing(router, d)),
+                    }
+                }
+            },
             (None, Target::Group(_)) => unreachable!("group targets are hierarchical"),
         }
     }
