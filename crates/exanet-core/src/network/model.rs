@@ -34,6 +34,12 @@ use crate::workload::{jobs, Action, Generation, Host, Synthetic, Threads};
 /// are worth 25% on (k) and 45% on (c) (BENCHMARKS.md, issue 25).
 const PREFETCH_PORTS: usize = 1 << 15;
 
+/// Router ports up to which an arriving packet prefetches the blocks of its router's busy
+/// outputs, its own among them: worth 8% on (d) (9 ports); on (k) (31 ports, most outputs busy
+/// at 30% load) the loop and the prefetches of outputs not taken cost 3% (BENCHMARKS.md, issue
+/// 25).
+const PREFETCH_BUSY_OUTPUTS_PORTS: usize = 16;
+
 /// What travels between entities (and what an entity schedules for itself).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub enum NetEvent {
@@ -413,6 +419,8 @@ pub(super) struct Params {
     /// Whether the event loop prefetches what events will touch (`Model::prefetch`): worth it
     /// only when the router state outgrows the caches.
     pub(super) prefetch: bool,
+    /// Whether an arriving packet's prefetch hint also loads its router's busy output blocks.
+    pub(super) prefetch_busy_outputs: bool,
     /// Generation stops at this time.
     pub(super) generation_end: Time,
     /// Bytes of one VC buffer (router-to-router), for weighing candidates.
@@ -610,6 +618,7 @@ impl Network {
                 in_transit_priority: config.router.in_transit_priority,
                 nic_link,
                 prefetch: routers * ports >= PREFETCH_PORTS,
+                prefetch_busy_outputs: ports <= PREFETCH_BUSY_OUTPUTS_PORTS,
                 generation_end,
                 vc_buffer_bytes: config.router.vc_buffer_bytes as u32,
                 escape_vcs: routing_escape_vcs,
@@ -833,9 +842,12 @@ impl Model for Network {
                     prefetch_line(self.inputs.vc(block, usize::from(vc)));
                 }
                 // The packet's output is known only after routing: the blocks of the router's
-                // busy outputs (an output keeps its block until its credits are back).
-                for port in ports.iter().filter(|p| p.output_block != NO_BLOCK) {
-                    self.output_pool.prefetch(port.output_block);
+                // busy outputs (an output keeps its block until its credits are back), where
+                // routers have few ports.
+                if self.params.prefetch_busy_outputs {
+                    for port in ports.iter().filter(|p| p.output_block != NO_BLOCK) {
+                        self.output_pool.prefetch(port.output_block);
+                    }
                 }
             }
             NetEvent::Credit { port, .. } | NetEvent::Wake { port } => {
