@@ -61,26 +61,6 @@ impl PortMasks {
     }
 }
 
-/// Which ports of a router lead one hop closer, where the table of closer ports answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CloserPorts {
-    /// Bits over its network ports in port order.
-    Bits(u64),
-    /// Its ports to this router: it holds the one global link toward the target.
-    Link(u32),
-}
-
-impl CloserPorts {
-    /// As bits over `ports`, the router's network ports in port order.
-    #[inline]
-    pub fn bits(self, ports: &[(u16, u32)]) -> u64 {
-        match self {
-            CloserPorts::Bits(bits) => bits,
-            CloserPorts::Link(to) => port_bits(ports, |nb| nb == to),
-        }
-    }
-}
-
 impl GroupDistances {
     /// `neighbours[r]`: (port, neighbour) of every network port of router r. Fails (naming
     /// `key` when too large) if a group is split or two groups with endpoints have no link.
@@ -275,50 +255,73 @@ impl GroupDistances {
             .unwrap_or(u8::MAX)
     }
 
-    /// The network ports of `router` one hop closer to router `to`, where the table answers:
-    /// inside its group, and toward a group its group has one global link into (a local hop
-    /// nearer to that link's router, or the link itself), as on a balanced dragonfly. There
-    /// the hops through the one link differ between neighbours only by their local hops to its
-    /// router, so the ports closer to `to` are those closer to that router, whatever `to`'s
-    /// place in its group. None elsewhere.
+    /// The network ports of `router` one hop closer to router `to`, as bits over `ports` (its
+    /// network ports in port order), where the table of closer ports is kept. Inside its group
+    /// the table answers; toward another group see [`Self::closer_through_links`]. None where
+    /// no table is kept.
     #[inline]
-    pub fn closer_to_router(&self, router: u32, to: u32) -> Option<CloserPorts> {
+    pub fn closer_to_router(&self, router: u32, to: u32, ports: &[(u16, u32)]) -> Option<u64> {
         if self.closer.is_empty() {
             return None;
         }
         let (own, there) = (self.group[router as usize], self.group[to as usize]);
         if own == there {
             let at = self.position[to as usize] as usize;
-            return Some(CloserPorts::Bits(
-                self.closer.get(router as usize * self.widest + at),
-            ));
+            return Some(self.closer.get(router as usize * self.widest + at));
         }
-        self.closer_through_one_link(router, own, there)
+        let at = self.position[to as usize] as usize;
+        self.closer_through_links(router, own, there, ports, |y| self.row(y)[at])
     }
 
-    /// The ports of `router` one hop closer to `group` (as [`Self::closer_to_router`]): where its
-    /// group has one global link into `group`.
+    /// The ports of `router` one hop closer to `group` (as [`Self::closer_to_router`]).
     #[inline]
-    pub fn closer_to_group(&self, router: u32, group: u32) -> Option<CloserPorts> {
+    pub fn closer_to_group(&self, router: u32, group: u32, ports: &[(u16, u32)]) -> Option<u64> {
         let own = self.group[router as usize];
         if self.closer.is_empty() || own == group {
             return None;
         }
-        self.closer_through_one_link(router, own, group)
+        self.closer_through_links(router, own, group, ports, |_| 0)
     }
 
-    fn closer_through_one_link(&self, router: u32, own: u32, group: u32) -> Option<CloserPorts> {
-        let i = (own * self.groups + group) as usize;
-        let (start, end) = (self.pair_start[i] as usize, self.pair_start[i + 1] as usize);
-        if end != start + 1 {
-            return None;
+    /// The ports of `router`, of group `own`, one hop closer to a target in another group,
+    /// `after(y)` being the hops on from a link's far end y to the target. A minimal route
+    /// leaves through one of the best global links (fewest local hops to its router, plus the
+    /// link, plus `after`): a neighbour is one hop closer exactly when it is a local hop
+    /// nearer to the router of a best link (the table's answer toward that router) or is the
+    /// far end of a best link of this router. So the closer ports are the union of those, over
+    /// the best links, whatever the number of links between the two groups.
+    fn closer_through_links(
+        &self,
+        router: u32,
+        own: u32,
+        group: u32,
+        ports: &[(u16, u32)],
+        after: impl Fn(u32) -> u8,
+    ) -> Option<u64> {
+        let links = self.pair(own, group);
+        let here = self.position[router as usize];
+        // Through link (x, y): a local hop nearer to x, or the link itself.
+        let through = |x: u32, y: u32| {
+            if x == here {
+                port_bits(ports, |nb| nb == y)
+            } else {
+                self.closer.get(router as usize * self.widest + x as usize)
+            }
+        };
+        if let [(x, y)] = *links {
+            // The one link is the best (a balanced dragonfly's every pair of groups).
+            return Some(through(x, y));
         }
-        let (x, y) = self.links[start];
-        Some(if self.position[router as usize] == x {
-            CloserPorts::Link(y)
-        } else {
-            CloserPorts::Bits(self.closer.get(router as usize * self.widest + x as usize))
-        })
+        let row = self.row(router);
+        let hops =
+            |&(x, y): &(u32, u32)| row[x as usize].saturating_add(1).saturating_add(after(y));
+        let best = links.iter().map(hops).min().filter(|&h| h != u8::MAX)?;
+        Some(
+            links
+                .iter()
+                .filter(|link| hops(link) == best)
+                .fold(0, |bits, &(x, y)| bits | through(x, y)),
+        )
     }
 
     /// [`Distances::hops`] toward router `to` from the routers of group `from_group` and of

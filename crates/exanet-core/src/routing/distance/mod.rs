@@ -11,7 +11,7 @@ mod groups;
 mod tree;
 
 pub use graph::{GraphDistances, Standings};
-pub use groups::{CloserPorts, GroupDistances, HopsToward};
+pub use groups::{GroupDistances, HopsToward};
 
 use crate::error::ConfigError;
 use crate::topology::{Shape, Topology};
