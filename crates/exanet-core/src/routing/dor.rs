@@ -120,10 +120,8 @@ impl RoutingFunction for DimensionOrder {
     }
 
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
-        let dims = self.torus.dims();
-        for (dim, &k) in dims.iter().enumerate() {
-            let c = self.torus.coord(q.router, dim);
-            let t = self.torus.coord(q.dst_router, dim);
+        for (dim, axis) in self.torus.axes().iter().enumerate() {
+            let (k, c, t) = (axis.radix, axis.coord(q.router), axis.coord(q.dst_router));
             if c == t {
                 continue;
             }

@@ -119,11 +119,8 @@ impl RoutingFunction for EscapeAdaptive {
             escape.vc_mask | self.adaptive_vcs,
             q.state,
         ));
-        for (dim, &k) in self.torus.dims().iter().enumerate() {
-            let (c, t) = (
-                self.torus.coord(q.router, dim),
-                self.torus.coord(q.dst_router, dim),
-            );
+        for (dim, axis) in self.torus.axes().iter().enumerate() {
+            let (k, c, t) = (axis.radix, axis.coord(q.router), axis.coord(q.dst_router));
             if c == t {
                 continue;
             }

@@ -10,13 +10,28 @@ use crate::error::ConfigError;
 #[derive(Debug, Clone)]
 pub struct Torus {
     dims: Vec<u32>,
-    strides: Vec<u32>,
-    /// How to read each dimension's coordinate out of a router number: computed on every hop
-    /// (routing, neighbours), where a hardware division costs tens of cycles.
-    digits: Vec<Digit>,
+    /// Each dimension's radix, stride and coordinate reader together: routing and neighbours
+    /// read them on every hop, one entry (one bounds check) per dimension.
+    axes: Vec<Axis>,
     concentration: u32,
     wrap: bool,
     routers: u32,
+}
+
+/// One dimension of the torus, as a hop reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct Axis {
+    pub radix: u32,
+    stride: u32,
+    digit: Digit,
+}
+
+impl Axis {
+    /// The coordinate of `router` along this dimension.
+    #[inline(always)]
+    pub fn coord(&self, router: u32) -> u32 {
+        self.digit.of(router)
+    }
 }
 
 /// One dimension's coordinate of a router number, (router / stride) % radix: a shift and a mask
@@ -112,12 +127,15 @@ impl Torus {
         }
         Ok(Torus {
             dims: dims.to_vec(),
-            digits: strides
+            axes: strides
                 .iter()
                 .zip(dims)
-                .map(|(&stride, &k)| Digit::new(stride, k))
+                .map(|(&stride, &radix)| Axis {
+                    radix,
+                    stride,
+                    digit: Digit::new(stride, radix),
+                })
                 .collect(),
-            strides,
             concentration,
             wrap,
             routers,
@@ -126,6 +144,11 @@ impl Torus {
 
     pub fn dims(&self) -> &[u32] {
         &self.dims
+    }
+
+    /// The dimensions as a hop reads them, in dimension order.
+    pub fn axes(&self) -> &[Axis] {
+        &self.axes
     }
 
     pub fn wraps(&self) -> bool {
@@ -138,26 +161,28 @@ impl Torus {
 
     /// Number of network (router-to-router) ports per router.
     pub fn network_ports(&self) -> u16 {
-        2 * self.dims.len() as u16
+        2 * self.axes.len() as u16
     }
 
     #[inline]
     pub fn coord(&self, router: u32, dim: usize) -> u32 {
-        self.digits[dim].of(router)
+        self.axes[dim].coord(router)
     }
 
     /// The router at `coords`.
     pub fn router_at(&self, coords: impl Iterator<Item = u32>) -> u32 {
-        coords.zip(&self.strides).map(|(c, s)| c * s).sum()
+        coords
+            .zip(&self.axes)
+            .map(|(c, axis)| c * axis.stride)
+            .sum()
     }
 
     /// The router one step along `port` (a network port), if that link exists.
     #[inline]
     fn step(&self, router: u32, port: u16) -> Option<u32> {
-        let dim = usize::from(port / 2);
-        let k = self.dims[dim];
-        let stride = self.strides[dim];
-        let c = self.coord(router, dim);
+        let axis = &self.axes[usize::from(port / 2)];
+        let (k, stride) = (axis.radix, axis.stride);
+        let c = axis.coord(router);
         let up = port % 2 == 0;
         let next = match (up, self.wrap) {
             (true, _) if c + 1 < k => c + 1,
