@@ -55,6 +55,7 @@ fn held_by_each(config: &Config, processes: usize) -> Vec<(usize, usize)> {
             for indices in [
                 net.routers.ports.indices(),
                 net.routers.port_class.indices(),
+                net.routers.peers.indices(),
             ] {
                 assert_eq!(indices, r0 * ports..r1 * ports);
             }
@@ -133,4 +134,34 @@ fn a_process_holds_the_hull_of_a_part_that_is_not_one_run() {
         spread |= last - first + 1 > mine.len();
     }
     assert!(spread, "some part is not one run of router numbers");
+}
+
+/// The table of what each port is wired to (kept on small networks) answers as the topology
+/// does, port by port, on every process of a split run; a network above the table's size keeps
+/// none and asks the topology.
+#[test]
+fn peers_from_the_table_are_the_topologys() {
+    let small = config(
+        json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 8,
+               "arrangement": "absolute"}),
+        json!({"kind": "ugal_l", "threshold": 0.0}),
+    );
+    let large = config(
+        json!({"kind": "mesh", "dims": [128, 128], "concentration": 1}),
+        json!({"kind": "dor", "allow_unsafe": false}),
+    );
+    for (config, table) in [(&small, true), (&large, false)] {
+        for t in &Loopback::world(2) {
+            let net = Network::on(config, Some(t as &dyn Transport)).unwrap();
+            assert_eq!(!net.routers.peers.is_empty(), table);
+            let ports = net.params.ports;
+            for index in net.routers.ports.indices() {
+                let (router, port) = ((index / ports) as u32, (index % ports) as u16);
+                assert_eq!(
+                    net.peer(index, router, port),
+                    net.topology.peer(router, port)
+                );
+            }
+        }
+    }
 }

@@ -355,12 +355,26 @@ impl Held {
     }
 }
 
+/// Every port of `routers`, router by router.
+fn router_ports(
+    topology: &dyn Topology,
+    routers: Range<usize>,
+) -> impl Iterator<Item = (u32, u16)> {
+    let ports = topology.ports_per_router();
+    routers.flat_map(move |r| (0..ports).map(move |p| (r as u32, p)))
+}
+
+/// What each port of `routers` is wired to, router by router.
+pub(super) fn port_peers(topology: &dyn Topology, routers: Range<usize>) -> Vec<Peer> {
+    router_ports(topology, routers)
+        .map(|(r, p)| topology.peer(r, p))
+        .collect()
+}
+
 /// The link class of each port of `routers` (an index into the classes' links, NIC_CLASS or
 /// NO_LINK), router by router.
 pub(super) fn port_classes(topology: &dyn Topology, routers: Range<usize>) -> Vec<u8> {
-    let ports = topology.ports_per_router();
-    routers
-        .flat_map(|r| (0..ports).map(move |p| (r as u32, p)))
+    router_ports(topology, routers)
         .map(|(r, p)| match topology.peer(r, p) {
             Peer::Router { .. } => topology.link_class(r, p) as u8,
             Peer::Endpoint(_) => NIC_CLASS,
@@ -733,6 +747,16 @@ impl Network {
         match self.routers.port_class[port_index] {
             NIC_CLASS => &self.params.nic_link,
             class => &self.class_links[usize::from(class)],
+        }
+    }
+
+    /// What port `port` of `router` (router port `index`) is wired to: from the table where the
+    /// network keeps one, else from the topology.
+    #[inline(always)]
+    pub(super) fn peer(&self, index: usize, router: u32, port: u16) -> Peer {
+        match self.routers.peers.get(index) {
+            Some(&peer) => peer,
+            None => self.topology.peer(router, port),
         }
     }
 

@@ -350,7 +350,8 @@ impl Network {
         // A route is far shorter than this; the bound only guards against a routing bug.
         for _ in 0..u8::MAX {
             cost += u64::from(bytes);
-            let Peer::Router { router: down, port } = self.topology.peer(r, step.port) else {
+            let index = self.port_index(r, step.port);
+            let Peer::Router { router: down, port } = self.peer(index, r, step.port) else {
                 break;
             };
             cost += self.queued_bytes(r, step.port, step.vc_mask);
@@ -633,7 +634,7 @@ impl Network {
         // A bare packet of 0 bytes (no header, no payload) took no credit and returns none:
         // its output may already be idle and have given its pool block back.
         let in_latency = self.port_link(in_index).latency_ps;
-        match self.topology.peer(router, in_port) {
+        match self.peer(in_index, router, in_port) {
             _ if bytes == 0 => {}
             Peer::Router {
                 router: up,
@@ -658,7 +659,7 @@ impl Network {
             Peer::Unconnected => unreachable!("packets arrive only on connected ports"),
         }
 
-        match self.topology.peer(router, port) {
+        match self.peer(out_index, router, port) {
             Peer::Router {
                 router: down,
                 port: down_port,

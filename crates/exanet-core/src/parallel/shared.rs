@@ -84,6 +84,12 @@ impl<T> SharedArray<T> {
 
     /// Entry `index`, if it holds it.
     #[inline(always)]
+    pub fn get(&self, index: usize) -> Option<&T> {
+        self.held().get(index.wrapping_sub(self.first))
+    }
+
+    /// Entry `index`, if it holds it, to change.
+    #[inline(always)]
     pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
         let first = self.first;
         self.held_mut().get_mut(index.wrapping_sub(first))
