@@ -434,29 +434,43 @@ impl Network {
             }
         }
         let ejection = self.routers.port_class[out_index] == NIC_CLASS;
+        let requests = self.output_pool.requests(block);
+        let router_ports = router as usize * self.params.ports;
+        let vc_mask = (1 << self.params.vc_bits) - 1;
+        if self.params.request_words == 1 && requests[0].is_power_of_two() {
+            // The only requester wins if it is eligible: nothing to rank, no scan to set up.
+            let input = requests[0].trailing_zeros() as usize;
+            let slot = self.input(
+                router_ports + (input >> self.params.vc_bits),
+                input & vc_mask,
+            );
+            let credits = self.output_pool.credits(block);
+            match eligibility(&self.params, slot, input, port, credits, now, ejection) {
+                Eligibility::Ready(vc) => self.grant(now, router, port, Grant { input, vc }, sched),
+                Eligibility::NotBefore(at) => self.ensure_wake(now, router, port, at, sched),
+                Eligibility::NoRoom { to_escape: true } => {
+                    self.turn_to_escape(now, router, block, input)
+                }
+                Eligibility::NoRoom { to_escape: false } => {}
+            }
+            return;
+        }
         let inputs = self.params.ports << self.params.vc_bits;
         let start = self.routers.ports[out_index].rr as usize;
         debug_assert!(start < inputs);
         let oldest_first = self.params.arbitration == Arbitration::Age;
-        let requests = self.output_pool.requests(block);
-        // With one requester there is nothing to rank, and with one VC (or into a NIC) under
-        // plain round-robin the two stages are one: the first eligible input wins. IPR: with
-        // probability P, in-transit packets go first (a draw from the arbitration's identity,
-        // so it does not depend on event order).
-        let one_requester = self.params.request_words == 1 && requests[0].is_power_of_two();
-        let ipr = !one_requester
-            && (self.params.in_transit_priority >= 1.0
-                || (self.params.in_transit_priority > 0.0
-                    && arbitration_draw(router, port, now) < self.params.in_transit_priority));
-        let first_eligible_wins = one_requester
-            || (!oldest_first
-                && !ipr
-                && !self.params.responses_first
-                && (ejection || self.params.vcs == 1));
+        // With one VC (or into a NIC) under plain round-robin the two stages are one: the first
+        // eligible input wins. IPR: with probability P, in-transit packets go first (a draw
+        // from the arbitration's identity, so it does not depend on event order).
+        let ipr = self.params.in_transit_priority >= 1.0
+            || (self.params.in_transit_priority > 0.0
+                && arbitration_draw(router, port, now) < self.params.in_transit_priority);
+        let first_eligible_wins = !oldest_first
+            && !ipr
+            && !self.params.responses_first
+            && (ejection || self.params.vcs == 1);
         let credits = self.output_pool.credits(block);
         let turns = self.output_pool.turns(block);
-        let router_ports = router as usize * self.params.ports;
-        let vc_mask = (1 << self.params.vc_bits) - 1;
         // An input's round-robin rank after `turn` (inputs at or after it first), behind every
         // response if it is a request under `router.priority = "responses"` (`deferred`, bit
         // 31), and behind every in-transit one if it is `injected` (IPR, bit 30).
@@ -474,26 +488,8 @@ impl Network {
         let mut vcs_won = 0u32;
         let mut next_ready = NEVER;
         let words = self.params.request_words;
-        if one_requester {
-            // The only requester wins if it is eligible: no scan, no ranks.
-            let input = requests[0].trailing_zeros() as usize;
-            let slot = self.input(
-                router_ports + (input >> self.params.vc_bits),
-                input & vc_mask,
-            );
-            match eligibility(&self.params, slot, input, port, credits, now, ejection) {
-                Eligibility::Ready(vc) => best = Some((Grant { input, vc }, (0, 0))),
-                Eligibility::NotBefore(at) => next_ready = at,
-                Eligibility::NoRoom { to_escape } => {
-                    if to_escape {
-                        self.blocked.push(input);
-                    }
-                }
-            }
-        }
-        // From the pointer's word round to it again (its lower bits last); none for one requester.
-        let steps = if one_requester { 0 } else { words + 1 };
-        'scan: for step in 0..steps {
+        // From the pointer's word round to it again (its lower bits last).
+        'scan: for step in 0..words + 1 {
             // (start / 64 + step) mod words, without a division
             let w = start / 64 + step;
             let w = if w >= words { w - words } else { w };
@@ -568,15 +564,21 @@ impl Network {
             None if next_ready != NEVER => self.ensure_wake(now, router, port, next_ready, sched),
             None => {}
         }
-        // Packets blocked on adaptive VCs resort to the escape sub-network (Duato).
         while let Some(input) = self.blocked.pop() {
-            self.output_pool.requests_mut(block)[input / 64] &= !(1 << (input % 64));
-            let (in_port, in_vc) = (
-                (input >> self.params.vc_bits) as u16,
-                (input & ((1 << self.params.vc_bits) - 1)) as u8,
-            );
-            self.route_head(now, router, in_port, in_vc, true);
+            self.turn_to_escape(now, router, block, input);
         }
+    }
+
+    /// The head packet of request bit `input` of the output of `block`, blocked on adaptive
+    /// VCs, resorts to the escape sub-network (Duato): it withdraws its request and is routed
+    /// again on the escape way.
+    fn turn_to_escape(&mut self, now: Time, router: u32, block: u32, input: usize) {
+        self.output_pool.requests_mut(block)[input / 64] &= !(1 << (input % 64));
+        let (in_port, in_vc) = (
+            (input >> self.params.vc_bits) as u16,
+            (input & ((1 << self.params.vc_bits) - 1)) as u8,
+        );
+        self.route_head(now, router, in_port, in_vc, true);
     }
 
     /// Sends the head packet of the granted input VC out of `port`.
