@@ -55,8 +55,13 @@ impl<P> Entry<P> {
     }
 
     #[inline]
+    fn spread_target(&self) -> u32 {
+        (self.target_source >> 32) as u32
+    }
+
+    #[inline]
     fn target(&self) -> EntityId {
-        unspread((self.target_source >> 32) as u32)
+        unspread(self.spread_target())
     }
 
     /// The leading `bits` bits of the spread target: the bin of the bucket's counting sort.
@@ -424,11 +429,12 @@ impl<P: Copy> Scheduler<P> {
         earliest
     }
 
-    /// Takes the next entry of the current bucket if it is for (time, target).
+    /// Takes the next entry of the current bucket if it is for (time, the target spread to
+    /// `spread_target`).
     #[inline]
-    fn take_if(&mut self, time: Time, target: EntityId) -> Option<P> {
+    fn take_if(&mut self, time: Time, spread_target: u32) -> Option<P> {
         let entry = self.current.get(self.cursor)?;
-        if entry.time != time || entry.target() != target {
+        if entry.time != time || entry.spread_target() != spread_target {
             return None;
         }
         self.cursor += 1;
@@ -459,12 +465,13 @@ impl<P: Copy> Scheduler<P> {
             }
         }
         let entry = &self.current[self.cursor];
-        let (time, target) = (entry.time, entry.target());
+        let (time, spread_target) = (entry.time, entry.spread_target());
         if time >= limit {
             return Step::Idle;
         }
+        let target = unspread(spread_target);
         self.now = time;
-        while let Some(payload) = self.take_if(time, target) {
+        while let Some(payload) = self.take_if(time, spread_target) {
             if self.prefetch {
                 self.prefetch_ahead(model);
             }
