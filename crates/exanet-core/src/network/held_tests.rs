@@ -25,6 +25,15 @@ fn config(topology: Value, routing: Value) -> Config {
     Config::from_json(&text.to_string()).unwrap()
 }
 
+/// A dragonfly of 8 groups of 4 routers, 2 endpoints each, under UGAL-L.
+fn small_dragonfly() -> Config {
+    config(
+        json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 8,
+               "arrangement": "absolute"}),
+        json!({"kind": "ugal_l", "threshold": 0.0}),
+    )
+}
+
 /// Each process's (routers, endpoints) held, checked against its part of the partition: every
 /// router and NIC array holds exactly its part's entries, and the parts add up to the network.
 fn held_by_each(config: &Config, processes: usize) -> Vec<(usize, usize)> {
@@ -102,11 +111,7 @@ fn a_process_of_several_threads_holds_its_threads_parts_only() {
 
 #[test]
 fn each_process_of_a_dragonfly_holds_its_groups_only() {
-    let dragonfly = config(
-        json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 8,
-               "arrangement": "absolute"}),
-        json!({"kind": "ugal_l", "threshold": 0.0}),
-    );
+    let dragonfly = small_dragonfly();
     assert_eq!(held_by_each(&dragonfly, 2), vec![(16, 32); 2]);
     assert_eq!(held_by_each(&dragonfly, 4), vec![(8, 16); 4]);
 }
@@ -141,11 +146,7 @@ fn a_process_holds_the_hull_of_a_part_that_is_not_one_run() {
 /// none and asks the topology.
 #[test]
 fn peers_from_the_table_are_the_topologys() {
-    let small = config(
-        json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 8,
-               "arrangement": "absolute"}),
-        json!({"kind": "ugal_l", "threshold": 0.0}),
-    );
+    let small = small_dragonfly();
     let large = config(
         json!({"kind": "mesh", "dims": [128, 128], "concentration": 1}),
         json!({"kind": "dor", "allow_unsafe": false}),

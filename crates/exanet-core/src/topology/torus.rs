@@ -9,6 +9,8 @@ use crate::error::ConfigError;
 /// Router ports: `2d` goes up dimension `d`, `2d+1` goes down; then `concentration` endpoint ports.
 #[derive(Debug, Clone)]
 pub struct Torus {
+    /// The radices, as the slice that partitioning, patterns and reports take (`axes` holds
+    /// them again beside what a hop reads with them).
     dims: Vec<u32>,
     /// Each dimension's radix, stride and coordinate reader together: routing and neighbours
     /// read them on every hop, one entry (one bounds check) per dimension.
