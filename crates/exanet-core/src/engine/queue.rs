@@ -156,7 +156,8 @@ pub struct Scheduler<P: Copy> {
     overflow: BinaryHeap<Later<P>>,
     overflow_order: u64,
     now: Time,
-    events: u64,
+    /// Events delivered from the buckets before `current` (those of `current` are `cursor`).
+    events_before_current: u64,
     /// Whether delivery calls the model's prefetch hints.
     prefetch: bool,
 }
@@ -195,7 +196,7 @@ impl<P: Copy> Scheduler<P> {
             overflow: BinaryHeap::new(),
             overflow_order: 0,
             now: 0,
-            events: 0,
+            events_before_current: 0,
             prefetch,
         }
     }
@@ -281,6 +282,7 @@ impl<P: Copy> Scheduler<P> {
 
     /// Moves bucket `b`'s entries, in insertion order, into `current`.
     fn take_bucket(&mut self, b: usize) {
+        self.events_before_current += self.cursor as u64;
         self.current.clear();
         self.cursor = 0;
         let mut chunk = self.bucket_first[b];
@@ -338,6 +340,8 @@ impl<P: Copy> Scheduler<P> {
             self.current.sort_by_key(Entry::key);
             return;
         }
+        let (first, time) = (self.current_start, self.current[0].time);
+        let one_time = self.current.iter().all(|entry| entry.time == time);
         let bits = entries.next_power_of_two().trailing_zeros();
         self.scatter(1 << bits, |entry| entry.bin(bits));
         let mut start = 0;
@@ -348,8 +352,7 @@ impl<P: Copy> Scheduler<P> {
             }
             start = end;
         }
-        let (first, time) = (self.current_start, self.current[0].time);
-        if self.current.iter().any(|entry| entry.time != time) {
+        if !one_time {
             self.scatter(1 << BUCKET_SHIFT, |entry| (entry.time - first) as usize);
         }
     }
@@ -400,7 +403,7 @@ impl<P: Copy> Scheduler<P> {
 
     /// Events delivered so far.
     pub fn events(&self) -> u64 {
-        self.events
+        self.events_before_current + self.cursor as u64
     }
 
     /// Events waiting in the queue.
@@ -429,18 +432,6 @@ impl<P: Copy> Scheduler<P> {
         earliest
     }
 
-    /// Takes the next entry of the current bucket if it is for (time, the target spread to
-    /// `spread_target`).
-    #[inline]
-    fn take_if(&mut self, time: Time, spread_target: u32) -> Option<P> {
-        let entry = self.current.get(self.cursor)?;
-        if entry.time != time || entry.spread_target() != spread_target {
-            return None;
-        }
-        self.cursor += 1;
-        Some(entry.payload)
-    }
-
     /// Delivers every event of the earliest (time, target) pair, then settles that target.
     pub fn step<M: Model<Payload = P>>(&mut self, model: &mut M) -> Step {
         self.step_before(Time::MAX, model)
@@ -465,18 +456,25 @@ impl<P: Copy> Scheduler<P> {
             }
         }
         let entry = &self.current[self.cursor];
-        let (time, spread_target) = (entry.time, entry.spread_target());
+        let (time, spread_target, mut payload) = (entry.time, entry.spread_target(), entry.payload);
         if time >= limit {
             return Step::Idle;
         }
         let target = unspread(spread_target);
         self.now = time;
-        while let Some(payload) = self.take_if(time, spread_target) {
+        // The pair's events follow the first; a handler may schedule more for it (at `now`).
+        loop {
+            self.cursor += 1;
             if self.prefetch {
                 self.prefetch_ahead(model);
             }
-            self.events += 1;
             model.handle(time, target, payload, self);
+            match self.current.get(self.cursor) {
+                Some(next) if next.time == time && next.spread_target() == spread_target => {
+                    payload = next.payload;
+                }
+                _ => break,
+            }
         }
         model.settle(time, target, self);
         Step::Ran { time, target }
