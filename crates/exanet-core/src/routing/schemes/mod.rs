@@ -487,6 +487,24 @@ thread_local! {
     static CLOSER_PORTS: std::cell::RefCell<Vec<(u16, u32)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Appends to `options` the ports whose neighbour `admits`, from `start` on, then those before
+/// it.
+#[inline(always)]
+fn gather_closer(
+    options: &mut Vec<(u16, u32)>,
+    ports: &[(u16, u32)],
+    start: usize,
+    admits: impl Fn(u32) -> bool,
+) {
+    for part in [&ports[start..], &ports[..start]] {
+        for &(port, neighbour) in part {
+            if admits(neighbour) {
+                options.push((port, neighbour));
+            }
+        }
+    }
+}
+
 /// How an oblivious route picks one of `options` ports one hop closer.
 #[derive(Clone, Copy)]
 pub enum Pick {
@@ -805,15 +823,14 @@ impl Paths {
                         }
                     }
                 }
-                None => {
-                    let is_closer = self.closer(router, target, here);
-                    options.extend(
-                        ports[start..]
-                            .iter()
-                            .chain(&ports[..start])
-                            .filter(|&&(_, nb)| is_closer.admits(nb)),
-                    );
-                }
+                // A graph's row of standings is read in a loop of its own: the test inlined
+                // into it, not dispatched on the kind of target for every neighbour.
+                None => match self.closer(router, target, here) {
+                    Closer::Row { standings, want } => {
+                        gather_closer(options, ports, start, |nb| standings.of(nb) == want)
+                    }
+                    is_closer => gather_closer(options, ports, start, |nb| is_closer.admits(nb)),
+                },
             }
             // Dimension order: only the lowest dimension (link class) that still differs.
             if choice.lowest_dimension {
