@@ -19,6 +19,10 @@ pub struct GroupDistances {
     /// in A, y): the two things distances through the link read.
     pair_start: Vec<u32>,
     links: Vec<(u32, u32)>,
+    /// Beside each link where the table of closer ports is kept: the link's port as the index
+    /// of its bit among x's network ports (a router's own links into a group are then its
+    /// closer ports there, without a search of its ports for y).
+    link_bits: Vec<u8>,
     /// Routers with endpoints, by group.
     endpoint_routers: Vec<Vec<u32>>,
     /// The network ports one hop closer toward each member of its group, as bits over the
@@ -90,7 +94,11 @@ impl GroupDistances {
         let mut need = crate::memory::Footprint::new();
         need.add("local distances", (n * widest) as u64, 1)
             .add("group pairs", (g * g) as u64 + 1, 4)
-            .add("global links", global_links as u64, 8)
+            .add(
+                "global links",
+                global_links as u64,
+                8 + u64::from(with_masks),
+            )
             .add(
                 "closer ports",
                 (n * widest) as u64 * u64::from(with_masks),
@@ -130,18 +138,19 @@ impl GroupDistances {
             }
         }
 
-        let mut links: Vec<(u32, u32, u32)> = Vec::with_capacity(global_links);
+        let mut links: Vec<(u32, u32, u32, u8)> = Vec::with_capacity(global_links);
         for (x, ports) in neighbours.iter().enumerate() {
-            for &(_, y) in ports {
+            for (bit, &(_, y)) in ports.iter().enumerate() {
                 let (a, b) = (group[x], group[y as usize]);
                 if a != b {
-                    links.push((a * groups + b, x as u32, y));
+                    // Used only with the table, i.e. where a router has at most 64 ports.
+                    links.push((a * groups + b, x as u32, y, bit as u8));
                 }
             }
         }
         links.sort_unstable();
         let mut pair_start = vec![0u32; g * g + 1];
-        for &(pair, _, _) in &links {
+        for &(pair, ..) in &links {
             pair_start[pair as usize + 1] += 1;
         }
         for i in 0..g * g {
@@ -177,9 +186,14 @@ impl GroupDistances {
             local,
             pair_start,
             links: links
-                .into_iter()
-                .map(|(_, x, y)| (position[x as usize], y))
+                .iter()
+                .map(|&(_, x, y, _)| (position[x as usize], y))
                 .collect(),
+            link_bits: if with_masks {
+                links.iter().map(|&(.., bit)| bit).collect()
+            } else {
+                Vec::new()
+            },
             endpoint_routers: by_group,
             closer,
         };
@@ -215,8 +229,13 @@ impl GroupDistances {
 
     /// The global links from group `a` into group `b`.
     fn pair(&self, a: u32, b: u32) -> &[(u32, u32)] {
+        &self.links[self.pair_range(a, b)]
+    }
+
+    /// Where the global links from group `a` into group `b` lie in `links`.
+    fn pair_range(&self, a: u32, b: u32) -> std::ops::Range<usize> {
         let i = (a * self.groups + b) as usize;
-        &self.links[self.pair_start[i] as usize..self.pair_start[i + 1] as usize]
+        self.pair_start[i] as usize..self.pair_start[i + 1] as usize
     }
 
     /// Local hops from `router` to the routers of its group, by position.
@@ -255,12 +274,12 @@ impl GroupDistances {
             .unwrap_or(u8::MAX)
     }
 
-    /// The network ports of `router` one hop closer to router `to`, as bits over `ports` (its
-    /// network ports in port order), where the table of closer ports is kept. Inside its group
+    /// The network ports of `router` one hop closer to router `to`, as bits over its network
+    /// ports in port order, where the table of closer ports is kept. Inside its group
     /// the table answers; toward another group see [`Self::closer_through_links`]. None where
     /// no table is kept.
     #[inline]
-    pub fn closer_to_router(&self, router: u32, to: u32, ports: &[(u16, u32)]) -> Option<u64> {
+    pub fn closer_to_router(&self, router: u32, to: u32) -> Option<u64> {
         if self.closer.is_empty() {
             return None;
         }
@@ -270,17 +289,17 @@ impl GroupDistances {
             return Some(self.closer.get(router as usize * self.widest + at));
         }
         let at = self.position[to as usize] as usize;
-        self.closer_through_links(router, own, there, ports, |y| self.row(y)[at])
+        self.closer_through_links(router, own, there, |y| self.row(y)[at])
     }
 
     /// The ports of `router` one hop closer to `group` (as [`Self::closer_to_router`]).
     #[inline]
-    pub fn closer_to_group(&self, router: u32, group: u32, ports: &[(u16, u32)]) -> Option<u64> {
+    pub fn closer_to_group(&self, router: u32, group: u32) -> Option<u64> {
         let own = self.group[router as usize];
         if self.closer.is_empty() || own == group {
             return None;
         }
-        self.closer_through_links(router, own, group, ports, |_| 0)
+        self.closer_through_links(router, own, group, |_| 0)
     }
 
     /// The ports of `router`, of group `own`, one hop closer to a target in another group,
@@ -295,22 +314,22 @@ impl GroupDistances {
         router: u32,
         own: u32,
         group: u32,
-        ports: &[(u16, u32)],
         after: impl Fn(u32) -> u8,
     ) -> Option<u64> {
-        let links = self.pair(own, group);
+        let range = self.pair_range(own, group);
+        let (links, bits) = (&self.links[range.clone()], &self.link_bits[range]);
         let here = self.position[router as usize];
-        // Through link (x, y): a local hop nearer to x, or the link itself.
-        let through = |x: u32, y: u32| {
+        // Through link i, (x, y): a local hop nearer to x, or the link itself.
+        let through = |i: usize, x: u32| {
             if x == here {
-                port_bits(ports, |nb| nb == y)
+                1 << bits[i]
             } else {
                 self.closer.get(router as usize * self.widest + x as usize)
             }
         };
-        if let [(x, y)] = *links {
+        if let [(x, _)] = *links {
             // The one link is the best (a balanced dragonfly's every pair of groups).
-            return Some(through(x, y));
+            return Some(through(0, x));
         }
         let row = self.row(router);
         let hops =
@@ -319,8 +338,9 @@ impl GroupDistances {
         Some(
             links
                 .iter()
-                .filter(|link| hops(link) == best)
-                .fold(0, |bits, &(x, y)| bits | through(x, y)),
+                .enumerate()
+                .filter(|(_, link)| hops(link) == best)
+                .fold(0, |found, (i, &(x, _))| found | through(i, x)),
         )
     }
 
@@ -430,6 +450,7 @@ impl Distances for GroupDistances {
             + self.local.len()
             + self.pair_start.len() * 4
             + self.links.len() * 8
+            + self.link_bits.len()
             + self.closer.bytes()) as u64
     }
 }

@@ -604,9 +604,14 @@ impl Paths {
     }
 
     pub fn port_index(&self, router: u32, port: u16) -> Option<usize> {
-        self.neighbours[router as usize]
-            .binary_search_by_key(&port, |&(p, _)| p)
-            .ok()
+        let ports = &self.neighbours[router as usize];
+        // Network ports are usually numbered without gaps after the endpoint ports: then a
+        // port's place is its distance from the first.
+        let guess = usize::from(port.wrapping_sub(ports.first()?.0));
+        if ports.get(guess).is_some_and(|&(p, _)| p == port) {
+            return Some(guess);
+        }
+        ports.binary_search_by_key(&port, |&(p, _)| p).ok()
     }
 
     pub fn neighbour(&self, router: u32, port: u16) -> Option<u32> {
@@ -796,16 +801,15 @@ impl Paths {
         let start = match target {
             Target::Router(t) | Target::Group(t) => (t as usize).wrapping_mul(0x9e37_79b9),
         } % ports.len().max(1);
-        // Hops to the target: the candidates' unless given, and the router's standing on
-        // topologies with groups.
-        let here =
-            (hops.is_none() || self.hierarchy().is_some()).then(|| self.hops_to(router, target));
+        // Hops to the target: the candidates' unless given; judging the neighbours one by one
+        // on topologies with groups needs them too, but a table usually answers without.
+        let here = hops.is_none().then(|| self.hops_to(router, target));
         let hops = hops.or(here).expect("computed when not given");
         // On topologies with groups a table often knows the closer ports; else each port is
         // judged.
         let known = match (self.hierarchy(), target) {
-            (Some(h), Target::Router(d)) => h.closer_to_router(router, d, ports),
-            (Some(h), Target::Group(g)) => h.closer_to_group(router, g, ports),
+            (Some(h), Target::Router(d)) => h.closer_to_router(router, d),
+            (Some(h), Target::Group(g)) => h.closer_to_group(router, g),
             (None, _) => None,
         };
         CLOSER_PORTS.with_borrow_mut(|options| {
@@ -1070,9 +1074,9 @@ mod tests {
                 .chain((0..h.groups).map(Target::Group));
             for target in targets {
                 let table = match target {
-                    Target::Router(d) => h.closer_to_router(router, d, paths.ports(router)),
+                    Target::Router(d) => h.closer_to_router(router, d),
                     Target::Group(g) if h.group[router as usize] == g => continue,
-                    Target::Group(g) => h.closer_to_group(router, g, paths.ports(router)),
+                    Target::Group(g) => h.closer_to_group(router, g),
                 };
                 match table {
                     Some(bits) => {
