@@ -138,14 +138,6 @@ impl Network {
         }
     }
 
-    #[inline]
-    fn has_requests(&self, out_index: usize) -> bool {
-        match self.routers.ports[out_index].output_block {
-            NO_BLOCK => false,
-            block => self.output_pool.has_requests(block),
-        }
-    }
-
     /// Input VC `vc` of router port `in_index` (its port must hold packets).
     #[inline]
     fn input(&self, in_index: usize, vc: usize) -> &InputVc {
@@ -179,7 +171,7 @@ impl Network {
         let credit = self.output_pool.credit_mut(block, usize::from(vc));
         *credit += bytes;
         let back = *credit == self.params.vc_buffer_bytes;
-        if self.has_requests(index) {
+        if self.output_pool.has_requests(block) {
             self.mark_dirty(port);
         } else if back {
             self.release_if_idle(now, index);
@@ -196,7 +188,7 @@ impl Network {
         if *wake_at == now {
             *wake_at = NEVER;
         }
-        if self.has_requests(index) {
+        if self.output_pool.has_requests(block) {
             self.mark_dirty(port);
         } else {
             self.release_if_idle(now, index);
@@ -417,10 +409,10 @@ impl Network {
     /// the first 0.60).
     fn allocate(&mut self, now: Time, router: u32, port: u16, sched: &mut Scheduler<NetEvent>) {
         let out_index = self.port_index(router, port);
-        if !self.has_requests(out_index) {
+        let block = self.routers.ports[out_index].output_block;
+        if block == NO_BLOCK || !self.output_pool.has_requests(block) {
             return;
         }
-        let block = self.routers.ports[out_index].output_block;
         let free_at = self.output_pool.free_at(block);
         if free_at > now {
             self.ensure_wake(now, router, port, free_at, sched);
