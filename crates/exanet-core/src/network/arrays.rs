@@ -9,6 +9,7 @@ use super::state::{EndpointCounters, Nic, NicLimits, RouterPort, SourceLatency, 
 use crate::engine::{entity_stream, huge_page_vec};
 use crate::parallel::SharedArray;
 use crate::topology::{Peer, Topology};
+use std::sync::Arc;
 
 /// Networks of at most this many router ports (a table of 256 KiB) keep what every port is
 /// wired to in a table: a departure reads it twice (the credit's way back, the packet's way
@@ -18,6 +19,22 @@ use crate::topology::{Peer, Topology};
 /// where a torus computes its neighbours from nothing.
 const PEER_TABLE_MAX_PORTS: usize = 1 << 15;
 const _: () = assert!(std::mem::size_of::<Peer>() == 8);
+
+/// Where every endpoint hangs (its router and the router's port), on networks small enough for
+/// the table of what ports are wired to (`PEER_TABLE_MAX_PORTS`); empty on larger ones. A
+/// packet asks it several times (its destination router when injected, the port it leaves its
+/// last router by, the NIC's own router, the minimal route's ends), each time a virtual call of
+/// some thirty instructions through the topology. Indexed by endpoint, for all of them: every
+/// process may route toward any.
+pub(super) fn attachment_table(topology: &dyn Topology) -> Arc<[(u32, u16)]> {
+    let ports = topology.num_routers() as usize * usize::from(topology.ports_per_router());
+    if ports > PEER_TABLE_MAX_PORTS {
+        return Arc::from([]);
+    }
+    (0..topology.num_endpoints())
+        .map(|e| topology.endpoint_attachment(e))
+        .collect()
+}
 
 /// Router state, indexed by router * ports + port (the router ports of the routers held).
 #[derive(Default)]

@@ -141,11 +141,11 @@ fn a_process_holds_the_hull_of_a_part_that_is_not_one_run() {
     assert!(spread, "some part is not one run of router numbers");
 }
 
-/// The table of what each port is wired to (kept on small networks) answers as the topology
-/// does, port by port, on every process of a split run; a network above the table's size keeps
-/// none and asks the topology.
+/// The tables of what each port is wired to and where each endpoint hangs (kept on small
+/// networks) answer as the topology does, port by port and endpoint by endpoint, on every process
+/// of a split run; a network above the tables' size keeps neither and asks the topology.
 #[test]
-fn peers_from_the_table_are_the_topologys() {
+fn wiring_from_the_tables_is_the_topologys() {
     let small = small_dragonfly();
     let large = config(
         json!({"kind": "mesh", "dims": [128, 128], "concentration": 1}),
@@ -155,12 +155,20 @@ fn peers_from_the_table_are_the_topologys() {
         for t in &Loopback::world(2) {
             let net = Network::on(config, Some(t as &dyn Transport)).unwrap();
             assert_eq!(!net.routers.peers.is_empty(), table);
+            assert_eq!(!net.attachments.is_empty(), table);
             let ports = net.params.ports;
             for index in net.routers.ports.indices() {
                 let (router, port) = ((index / ports) as u32, (index % ports) as u16);
                 assert_eq!(
                     net.peer(index, router, port),
                     net.topology.peer(router, port)
+                );
+            }
+            // Every endpoint, not only the process's own: packets head for any.
+            for endpoint in 0..net.topology.num_endpoints() {
+                assert_eq!(
+                    net.attachment(endpoint),
+                    net.topology.endpoint_attachment(endpoint)
                 );
             }
         }

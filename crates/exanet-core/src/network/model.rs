@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::arrays::{NicArrays, NicShape, RouterArrays};
+use super::arrays::{attachment_table, NicArrays, NicShape, RouterArrays};
 use super::packet::PacketArena;
 use super::parallel::Remote;
 use super::rate::{PacketRate, RateWindow};
@@ -473,6 +473,8 @@ pub struct Network {
     pub(super) actions: Vec<Action>,
     /// The link parameters of each link class.
     pub(super) class_links: Vec<PortLink>,
+    /// Every endpoint's (router, port), on small networks (see `arrays::attachment_table`).
+    pub(super) attachments: Arc<[(u32, u16)]>,
     /// The state of the routers and NICs this network holds (the workers of a parallel run
     /// share them, see `arrays`), and each worker's own pools of the ports in use: input
     /// VCs by port block, outputs [* vcs + vc | * request_words + word].
@@ -651,6 +653,7 @@ impl Network {
             actions: Vec::new(),
             recorder,
             class_links,
+            attachments: attachment_table(topology.as_ref()),
             routers: RouterArrays::default(),
             nics: NicArrays::default(),
             inputs: InputPool::new(vcs),
@@ -747,6 +750,16 @@ impl Network {
         match self.routers.port_class[port_index] {
             NIC_CLASS => &self.params.nic_link,
             class => &self.class_links[usize::from(class)],
+        }
+    }
+
+    /// The router endpoint `endpoint` hangs on, and its port there: from the table where the
+    /// network keeps one, else from the topology.
+    #[inline(always)]
+    pub(super) fn attachment(&self, endpoint: u32) -> (u32, u16) {
+        match self.attachments.get(endpoint as usize) {
+            Some(&at) => at,
+            None => self.topology.endpoint_attachment(endpoint),
         }
     }
 

@@ -259,8 +259,8 @@ impl Network {
     /// Counts `packets` measured packets from endpoint `src` to `dst` at their minimal route
     /// (see `Stats::route_hops_sum`).
     fn add_measured_routes(&mut self, src: u32, dst: u32, packets: u64) {
-        let (from, _) = self.topology.endpoint_attachment(src);
-        let (to, _) = self.topology.endpoint_attachment(dst);
+        let (from, _) = self.attachment(src);
+        let (to, _) = self.attachment(dst);
         let hops = u64::from(self.routing.hops(from, to)) * packets;
         self.stats.route_hops_sum = self.stats.route_hops_sum.wrapping_add(hops);
     }
@@ -445,7 +445,7 @@ impl Network {
         let packets = self.packets_of(head.bytes) as u32;
         let ser = self.params.nic_link.serialization_ps(bytes);
         let tail_out = now + ser;
-        let (dst_router, _) = self.topology.endpoint_attachment(head.dst);
+        let (dst_router, _) = self.attachment(head.dst);
         let id = self.packets.alloc(Packet {
             gen_ps: head.gen_ps,
             inject_ps: now,
@@ -496,7 +496,7 @@ impl Network {
             counters.injected_bytes += u64::from(bytes);
             counters.injected_busy_ps += ser;
         }
-        let (router, port) = self.topology.endpoint_attachment(e);
+        let (router, port) = self.attachment(e);
         sched.schedule(
             now + self.params.nic_link.latency_ps + self.params.router_latency_ps,
             self.nic_entity(e),
@@ -655,7 +655,7 @@ impl Network {
             // Counted at its minimal route when generated: now the hops it took instead (the
             // same under a minimal scheme, which spares the distance).
             let minimal = || {
-                let (from, _) = self.topology.endpoint_attachment(packet.src);
+                let (from, _) = self.attachment(packet.src);
                 self.routing.hops(from, packet.dst_router)
             };
             if self.params.minimal_routes {

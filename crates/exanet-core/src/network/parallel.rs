@@ -229,6 +229,7 @@ impl Network {
             host: self.host.as_ref().map(|h| h.worker(me, parts)),
             actions: Vec::new(),
             class_links: self.class_links.clone(),
+            attachments: Arc::clone(&self.attachments),
             routers: self.routers.view(),
             nics: self.nics.view(),
             inputs: InputPool::new(self.params.vcs),

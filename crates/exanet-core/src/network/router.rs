@@ -222,7 +222,7 @@ impl Network {
             dst_router: packet.dst_router,
             // Routings read it at the destination router (UGAL-G follows whole routes there).
             dst_port: if router == packet.dst_router || self.params.global_view {
-                self.topology.endpoint_attachment(packet.dst).1
+                self.attachment(packet.dst).1
             } else {
                 0
             },
