@@ -275,26 +275,28 @@ impl GroupDistances {
     }
 
     /// The network ports of `router` one hop closer to router `to`, as bits over its network
-    /// ports in port order, where the table of closer ports is kept. Inside its group
-    /// the table answers; toward another group see [`Self::closer_through_links`]. None where
-    /// no table is kept.
+    /// ports in port order, and the router's hops to `to` (as [`Distances::hops`], found on
+    /// the way), where the table of closer ports is kept. Inside its group the table answers;
+    /// toward another group see [`Self::closer_through_links`]. None where no table is kept.
     #[inline]
-    pub fn closer_to_router(&self, router: u32, to: u32) -> Option<u64> {
+    pub fn closer_to_router(&self, router: u32, to: u32) -> Option<(u64, u8)> {
         if self.closer.is_empty() {
             return None;
         }
         let (own, there) = (self.group[router as usize], self.group[to as usize]);
         if own == there {
             let at = self.position[to as usize] as usize;
-            return Some(self.closer.get(router as usize * self.widest + at));
+            let cell = router as usize * self.widest + at;
+            return Some((self.closer.get(cell), self.local[cell]));
         }
         let at = self.position[to as usize] as usize;
         self.closer_through_links(router, own, there, |y| self.row(y)[at])
     }
 
-    /// The ports of `router` one hop closer to `group` (as [`Self::closer_to_router`]).
+    /// The ports of `router` one hop closer to `group`, and its hops to the group (as
+    /// [`Self::closer_to_router`]).
     #[inline]
-    pub fn closer_to_group(&self, router: u32, group: u32) -> Option<u64> {
+    pub fn closer_to_group(&self, router: u32, group: u32) -> Option<(u64, u8)> {
         let own = self.group[router as usize];
         if self.closer.is_empty() || own == group {
             return None;
@@ -308,14 +310,15 @@ impl GroupDistances {
     /// link, plus `after`): a neighbour is one hop closer exactly when it is a local hop
     /// nearer to the router of a best link (the table's answer toward that router) or is the
     /// far end of a best link of this router. So the closer ports are the union of those, over
-    /// the best links, whatever the number of links between the two groups.
+    /// the best links, whatever the number of links between the two groups. With them, the
+    /// hops through the best links.
     fn closer_through_links(
         &self,
         router: u32,
         own: u32,
         group: u32,
         after: impl Fn(u32) -> u8,
-    ) -> Option<u64> {
+    ) -> Option<(u64, u8)> {
         let range = self.pair_range(own, group);
         let (links, bits) = (&self.links[range.clone()], &self.link_bits[range]);
         let here = self.position[router as usize];
@@ -327,21 +330,20 @@ impl GroupDistances {
                 self.closer.get(router as usize * self.widest + x as usize)
             }
         };
-        if let [(x, _)] = *links {
-            // The one link is the best (a balanced dragonfly's every pair of groups).
-            return Some(through(0, x));
-        }
         let row = self.row(router);
         let hops =
             |&(x, y): &(u32, u32)| row[x as usize].saturating_add(1).saturating_add(after(y));
+        if let [link] = links {
+            // The one link is the best (a balanced dragonfly's every pair of groups).
+            return Some((through(0, link.0), hops(link)));
+        }
         let best = links.iter().map(hops).min().filter(|&h| h != u8::MAX)?;
-        Some(
-            links
-                .iter()
-                .enumerate()
-                .filter(|(_, link)| hops(link) == best)
-                .fold(0, |found, (i, &(x, _))| found | through(i, x)),
-        )
+        let found = links
+            .iter()
+            .enumerate()
+            .filter(|(_, link)| hops(link) == best)
+            .fold(0, |found, (i, &(x, _))| found | through(i, x));
+        Some((found, best))
     }
 
     /// [`Distances::hops`] toward router `to` from the routers of group `from_group` and of

@@ -801,17 +801,22 @@ impl Paths {
         let start = match target {
             Target::Router(t) | Target::Group(t) => (t as usize).wrapping_mul(0x9e37_79b9),
         } % ports.len().max(1);
-        // Hops to the target: the candidates' unless given; judging the neighbours one by one
-        // on topologies with groups needs them too, but a table usually answers without.
-        let here = hops.is_none().then(|| self.hops_to(router, target));
-        let hops = hops.or(here).expect("computed when not given");
-        // On topologies with groups a table often knows the closer ports; else each port is
-        // judged.
+        // On topologies with groups a table often knows the closer ports (and the router's
+        // hops to the target, found on the way); else each port is judged.
         let known = match (self.hierarchy(), target) {
             (Some(h), Target::Router(d)) => h.closer_to_router(router, d),
             (Some(h), Target::Group(g)) => h.closer_to_group(router, g),
             (None, _) => None,
         };
+        // Hops to the target: the candidates' unless given; judging the neighbours one by one
+        // on topologies with groups needs them too.
+        let here = match (hops, known) {
+            (Some(_), _) => None,
+            (None, Some((_, here))) => Some(here),
+            (None, None) => Some(self.hops_to(router, target)),
+        };
+        let hops = hops.or(here).expect("computed when not given");
+        let known = known.map(|(bits, _)| bits);
         CLOSER_PORTS.with_borrow_mut(|options| {
             // In the rotated order.
             options.clear();
@@ -1078,6 +1083,10 @@ mod tests {
                     Target::Group(g) if h.group[router as usize] == g => continue,
                     Target::Group(g) => h.closer_to_group(router, g),
                 };
+                if let Some((_, hops)) = table {
+                    assert_eq!(hops, paths.hops_to(router, target), "router {router}");
+                }
+                let table = table.map(|(bits, _)| bits);
                 match table {
                     Some(bits) => {
                         assert_eq!(bits, judged(paths, router, target), "router {router}");
