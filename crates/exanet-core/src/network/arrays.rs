@@ -14,10 +14,10 @@ use std::sync::Arc;
 /// Networks of at most this many router ports (a table of 256 KiB) keep what every port is
 /// wired to in a table: a departure reads it twice (the credit's way back, the packet's way
 /// on), and a load costs a few instructions where the topology's virtual call costs some forty.
-/// The same limit keeps where every endpoint hangs (`attachment_table`).
 /// Larger networks ask the topology: the table would add 8 bytes per port to their memory per
 /// endpoint (2% on the 16,512-endpoint dragonfly benchmark) and a cache miss to each lookup,
-/// where a torus computes its neighbours from nothing.
+/// where a torus computes its neighbours from nothing. The same limit decides whether a network
+/// keeps where every endpoint hangs (`attachment_table`).
 const PEER_TABLE_MAX_PORTS: usize = 1 << 15;
 const _: () = assert!(std::mem::size_of::<Peer>() == 8);
 
