@@ -6,6 +6,7 @@
 //! of the bytes of an all-pairs table, and only toward routers with endpoints: on 001's Slim
 //! Fly (q = 53, 5,618 routers) 1,405 bytes per router, 78 bytes per endpoint.
 
+use super::masks::{port_bits, PortMasks};
 use super::{disconnected, Distances};
 use crate::error::ConfigError;
 
@@ -37,7 +38,20 @@ pub struct GraphDistances {
     offsets: Vec<u32>,
     adjacent: Vec<u32>,
     diameter: u8,
+    /// The network ports one hop closer toward each router with endpoints, as bits over the
+    /// router's network ports in port order, and the router's hops to it: `closer[row *
+    /// routers + router]`. Empty where a router has more than 64 network ports or the table
+    /// would outgrow [`CLOSER_TABLE_BYTES`]: the row of standings is then read neighbour by
+    /// neighbour.
+    closer: PortMasks,
+    closer_hops: Vec<u8>,
 }
+
+/// The largest table of closer ports kept (see `GraphDistances::closer`): 5 bytes per router
+/// and router with endpoints where routers have at most 32 network ports, so graphs of up to
+/// about 900 routers (Slim Fly q = 9, 162 routers: 128 KiB, 116 bytes per endpoint). It grows
+/// with the square of the routers, where the rows grow by a quarter byte per pair.
+const CLOSER_TABLE_BYTES: usize = 4 << 20;
 
 impl GraphDistances {
     pub fn new(
@@ -46,47 +60,62 @@ impl GraphDistances {
         key: &str,
     ) -> Result<Self, ConfigError> {
         let routers = neighbours.len();
+        let rows = endpoint_routers.len();
         let stride = routers.div_ceil(4);
+        let widest = neighbours.iter().map(Vec::len).max().unwrap_or(0);
+        let mask_bytes = PortMasks::bytes_each(widest);
+        let with_masks = widest <= 64 && routers * rows * (mask_bytes + 1) <= CLOSER_TABLE_BYTES;
         let mut need = crate::memory::Footprint::new();
         need.add(
             "distance rows (2 bits per router and router with endpoints)",
-            (stride * endpoint_routers.len()) as u64,
+            (stride * rows) as u64,
             1,
+        )
+        .add(
+            "closer ports",
+            (routers * rows) as u64 * u64::from(with_masks),
+            mask_bytes as u64 + 1,
         );
-        need.check(
-            key,
-            format!(
-                "{routers} routers, {} with endpoints",
-                endpoint_routers.len()
-            ),
-        )?;
+        need.check(key, format!("{routers} routers, {rows} with endpoints"))?;
         let mut row_of = vec![u32::MAX; routers];
         for (i, &r) in endpoint_routers.iter().enumerate() {
             row_of[r as usize] = i as u32;
         }
-        let mut cells = vec![0u8; stride * endpoint_routers.len()];
+        let mut cells = vec![0u8; stride * rows];
         // Per row: the largest distance from any router, and from a router with endpoints.
-        let mut largest = vec![(0u8, 0u8); endpoint_routers.len()];
+        let mut largest = vec![(0u8, 0u8); rows];
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-        let rows_per = endpoint_routers.len().div_ceil(threads).max(1);
+        let rows_per = rows.div_ceil(threads).max(1);
         let mut unreachable = None;
+        // Each thread's rows of the table of closer ports, in row order.
+        let mut closer = Vec::new();
+        let mut closer_hops = Vec::new();
         std::thread::scope(|s| {
             let handles: Vec<_> = cells
                 .chunks_mut((rows_per * stride).max(1))
                 .zip(largest.chunks_mut(rows_per))
                 .zip(endpoint_routers.chunks(rows_per))
-                .map(|((rows, largest), targets)| {
+                .map(|((cell_rows, largest), targets)| {
                     let row_of = &row_of;
                     s.spawn(move || {
                         let mut dist = vec![u8::MAX; routers];
-                        for ((row, largest), &target) in
-                            rows.chunks_mut(stride).zip(largest.iter_mut()).zip(targets)
+                        let table = if with_masks {
+                            targets.len() * routers
+                        } else {
+                            0
+                        };
+                        let (mut masks, mut hops) =
+                            (Vec::with_capacity(table), Vec::with_capacity(table));
+                        for ((row, largest), &target) in cell_rows
+                            .chunks_mut(stride)
+                            .zip(largest.iter_mut())
+                            .zip(targets)
                         {
                             bfs(neighbours, target as usize, &mut dist);
                             for (r, &d) in dist.iter().enumerate() {
                                 if d == u8::MAX {
                                     if row_of[r] != u32::MAX {
-                                        return Some((r as u32, target));
+                                        return Err((r as u32, target));
                                     }
                                     continue;
                                 }
@@ -96,14 +125,29 @@ impl GraphDistances {
                                     largest.1 = largest.1.max(d);
                                 }
                             }
+                            if with_masks {
+                                // Neighbours' distances differ by at most one, so the residue
+                                // one below a router's picks out exactly those one hop closer.
+                                for (r, ports) in neighbours.iter().enumerate() {
+                                    let want = dist[r].wrapping_sub(1);
+                                    masks.push(port_bits(ports, |nb| dist[nb as usize] == want));
+                                    hops.push(dist[r]);
+                                }
+                            }
                         }
-                        None
+                        Ok((masks, hops))
                     })
                 })
                 .collect();
             for handle in handles {
-                if let Some(pair) = handle.join().expect("distance rows are computed") {
-                    unreachable.get_or_insert(pair);
+                match handle.join().expect("distance rows are computed") {
+                    Ok((masks, hops)) => {
+                        closer.extend(masks);
+                        closer_hops.extend(hops);
+                    }
+                    Err(pair) => {
+                        unreachable.get_or_insert(pair);
+                    }
                 }
             }
         });
@@ -128,6 +172,8 @@ impl GraphDistances {
             offsets,
             adjacent,
             diameter: largest.iter().map(|l| l.1).max().unwrap_or(0),
+            closer: PortMasks::new(closer, mask_bytes),
+            closer_hops,
         })
     }
 
@@ -146,6 +192,17 @@ impl GraphDistances {
     /// judging a router's neighbours then reads that row, not the table once per neighbour.
     pub fn standings(&self, to: u32) -> Standings<'_> {
         self.row_standings(self.row(to))
+    }
+
+    /// The network ports of `router` one hop closer to `to` (a router with endpoints), as bits
+    /// over its network ports in port order, and its hops to `to`; None where no table is kept.
+    #[inline]
+    pub fn closer_to_router(&self, router: u32, to: u32) -> Option<(u64, u8)> {
+        if self.closer.is_empty() {
+            return None;
+        }
+        let cell = self.row(to) * self.row_of.len() + router as usize;
+        Some((self.closer.get(cell), self.closer_hops[cell]))
     }
 
     fn row(&self, to: u32) -> usize {
@@ -222,6 +279,8 @@ impl Distances for GraphDistances {
         (self.cells.len()
             + self.row_of.len() * 4
             + self.offsets.len() * 4
-            + self.adjacent.len() * 4) as u64
+            + self.adjacent.len() * 4
+            + self.closer.bytes()
+            + self.closer_hops.len()) as u64
     }
 }

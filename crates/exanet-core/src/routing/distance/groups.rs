@@ -3,6 +3,7 @@
 //! destination group, that link, then local hops inside it. Held per group, never per router
 //! pair: the local distances inside each group, and the global links of each pair of groups.
 
+use super::masks::{port_bits, PortMasks};
 use super::{disconnected, Distances};
 use crate::error::ConfigError;
 
@@ -38,33 +39,6 @@ pub struct GroupDistances {
 /// endpoint, on a 16K-endpoint dragonfly), else 8.
 const CLOSER_TABLE_BYTES: usize = 64 << 20;
 
-/// Bit sets over the network ports of routers: 4 bytes each where no router has more than 32.
-enum PortMasks {
-    Narrow(Vec<u32>),
-    Wide(Vec<u64>),
-}
-
-impl PortMasks {
-    #[inline]
-    fn get(&self, i: usize) -> u64 {
-        match self {
-            PortMasks::Narrow(masks) => u64::from(masks[i]),
-            PortMasks::Wide(masks) => masks[i],
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.bytes() == 0
-    }
-
-    fn bytes(&self) -> usize {
-        match self {
-            PortMasks::Narrow(masks) => masks.len() * 4,
-            PortMasks::Wide(masks) => masks.len() * 8,
-        }
-    }
-}
-
 impl GroupDistances {
     /// `neighbours[r]`: (port, neighbour) of every network port of router r. Fails (naming
     /// `key` when too large) if a group is split or two groups with endpoints have no link.
@@ -89,7 +63,7 @@ impl GroupDistances {
             .filter(|&(x, y)| group[x] != group[y as usize])
             .count();
         let widest_router = neighbours.iter().map(Vec::len).max().unwrap_or(0);
-        let mask_bytes = if widest_router <= 32 { 4 } else { 8 };
+        let mask_bytes = PortMasks::bytes_each(widest_router);
         let with_masks = widest_router <= 64 && n * widest * mask_bytes <= CLOSER_TABLE_BYTES;
         let mut need = crate::memory::Footprint::new();
         need.add("local distances", (n * widest) as u64, 1)
@@ -173,11 +147,7 @@ impl GroupDistances {
                 }
             }
         }
-        let closer = if mask_bytes == 4 {
-            PortMasks::Narrow(closer.into_iter().map(|bits| bits as u32).collect())
-        } else {
-            PortMasks::Wide(closer)
-        };
+        let closer = PortMasks::new(closer, mask_bytes);
         let distances = GroupDistances {
             group,
             groups,
@@ -399,15 +369,6 @@ impl HopsToward<'_> {
             None
         }
     }
-}
-
-/// Bits over `ports` (in their order) of those whose neighbour `admits`.
-fn port_bits(ports: &[(u16, u32)], admits: impl Fn(u32) -> bool) -> u64 {
-    ports
-        .iter()
-        .enumerate()
-        .filter(|&(_, &(_, nb))| admits(nb))
-        .fold(0, |bits, (i, _)| bits | 1 << i)
 }
 
 impl Distances for GroupDistances {

@@ -8,6 +8,7 @@ mod circulant;
 mod graph;
 mod grid;
 mod groups;
+mod masks;
 mod tree;
 
 pub use graph::{GraphDistances, Standings};

@@ -737,6 +737,19 @@ impl Paths {
     }
 
     /// Hops left from `router` to `target`.
+    /// The network ports of `router` one hop closer to `target` (bits over its network ports
+    /// in port order) and its hops there, where a table knows them: on groups and on small
+    /// graphs (see `GroupDistances` and `GraphDistances`). Elsewhere each port is judged.
+    #[inline]
+    pub fn known_closer(&self, router: u32, target: Target) -> Option<(u64, u8)> {
+        match (&self.distances, target) {
+            (Metric::Groups(h), Target::Router(d)) => h.closer_to_router(router, d),
+            (Metric::Groups(h), Target::Group(g)) => h.closer_to_group(router, g),
+            (Metric::Graph(graph), Target::Router(d)) => graph.closer_to_router(router, d),
+            _ => None,
+        }
+    }
+
     pub fn hops_to(&self, router: u32, target: Target) -> u8 {
         match (self.hierarchy(), target) {
             (Some(h), Target::Router(d)) => h.hops(router, d),
@@ -801,13 +814,7 @@ impl Paths {
         let start = match target {
             Target::Router(t) | Target::Group(t) => (t as usize).wrapping_mul(0x9e37_79b9),
         } % ports.len().max(1);
-        // On topologies with groups a table often knows the closer ports (and the router's
-        // hops to the target, found on the way); else each port is judged.
-        let known = match (self.hierarchy(), target) {
-            (Some(h), Target::Router(d)) => h.closer_to_router(router, d),
-            (Some(h), Target::Group(g)) => h.closer_to_group(router, g),
-            (None, _) => None,
-        };
+        let known = self.known_closer(router, target);
         // Hops to the target: the candidates' unless given; judging the neighbours one by one
         // on topologies with groups needs them too.
         let here = match (hops, known) {
@@ -1070,19 +1077,18 @@ mod tests {
     /// Checks every table answer against the judgment; returns how many there were and how
     /// many (router, target) pairs had none.
     fn compare(paths: &Paths) -> (usize, usize) {
-        let h = paths.hierarchy().expect("groups");
+        let groups = paths.hierarchy().map_or(0, |h| h.groups);
         let (mut known, mut unknown) = (0, 0);
         for router in 0..paths.routers() as u32 {
             let targets = (0..paths.routers() as u32)
                 .filter(|&d| d != router)
                 .map(Target::Router)
-                .chain((0..h.groups).map(Target::Group));
+                .chain((0..groups).map(Target::Group));
             for target in targets {
-                let table = match target {
-                    Target::Router(d) => h.closer_to_router(router, d),
-                    Target::Group(g) if h.group[router as usize] == g => continue,
-                    Target::Group(g) => h.closer_to_group(router, g),
-                };
+                if matches!(target, Target::Group(g) if paths.group(router) == Some(g)) {
+                    continue;
+                }
+                let table = paths.known_closer(router, target);
                 if let Some((_, hops)) = table {
                     assert_eq!(hops, paths.hops_to(router, target), "router {router}");
                 }
@@ -1129,5 +1135,18 @@ mod tests {
             paths_of(serde_json::json!({"kind": "fishnet", "base": {"kind": "petersen"}, "p": 1}));
         let (known, _) = compare(&fishnet);
         assert!(known > 0);
+    }
+
+    #[test]
+    fn the_closer_port_table_on_graphs_agrees_with_the_rows_of_standings() {
+        // Diameter 2 (residues are distances): every (router, target) pair answered.
+        let slim_fly = paths_of(serde_json::json!({"kind": "slim_fly", "q": 5, "p": 2}));
+        assert_eq!(compare(&slim_fly), (50 * 49, 0));
+        // Diameter above 2 (residues mod 3, hops by walking): the table's hops are the walk's.
+        let ring_like = paths_of(
+            serde_json::json!({"kind": "jellyfish", "routers": 40, "degree": 3, "p": 1, "seed": 7}),
+        );
+        assert!(ring_like.distances.distances().diameter() > 2);
+        assert_eq!(compare(&ring_like), (40 * 39, 0));
     }
 }
