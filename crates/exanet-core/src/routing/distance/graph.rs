@@ -4,7 +4,9 @@
 //! most one), the distance itself is counted by walking toward the destination, and on
 //! diameter-2 graphs the residue is the distance. A quarter
 //! of the bytes of an all-pairs table, and only toward routers with endpoints: on 001's Slim
-//! Fly (q = 53, 5,618 routers) 1,405 bytes per router, 78 bytes per endpoint.
+//! Fly (q = 53, 5,618 routers) 1,405 bytes per router, 78 bytes per endpoint. Small graphs also
+//! keep each router's closer ports and hops toward each such router, so that a routing decision
+//! reads one entry instead of judging every neighbour.
 
 use super::masks::{port_bits, PortMasks};
 use super::{disconnected, Distances};
