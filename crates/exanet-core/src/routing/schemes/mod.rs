@@ -736,7 +736,6 @@ impl Paths {
         class.min(self.class_vcs.len() - 1)
     }
 
-    /// Hops left from `router` to `target`.
     /// The network ports of `router` one hop closer to `target` (bits over its network ports
     /// in port order) and its hops there, where a table knows them: on groups and on small
     /// graphs (see `GroupDistances` and `GraphDistances`). Elsewhere each port is judged.
@@ -750,6 +749,7 @@ impl Paths {
         }
     }
 
+    /// Hops left from `router` to `target`.
     pub fn hops_to(&self, router: u32, target: Target) -> u8 {
         match (self.hierarchy(), target) {
             (Some(h), Target::Router(d)) => h.hops(router, d),
