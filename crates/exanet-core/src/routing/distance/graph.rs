@@ -61,12 +61,22 @@ impl GraphDistances {
         endpoint_routers: &[u32],
         key: &str,
     ) -> Result<Self, ConfigError> {
+        Self::with_table_limit(neighbours, endpoint_routers, key, CLOSER_TABLE_BYTES)
+    }
+
+    /// [`Self::new`] with the table of closer ports kept up to `table_bytes`.
+    fn with_table_limit(
+        neighbours: &[Vec<(u16, u32)>],
+        endpoint_routers: &[u32],
+        key: &str,
+        table_bytes: usize,
+    ) -> Result<Self, ConfigError> {
         let routers = neighbours.len();
         let rows = endpoint_routers.len();
         let stride = routers.div_ceil(4);
         let widest = neighbours.iter().map(Vec::len).max().unwrap_or(0);
         let mask_bytes = PortMasks::bytes_each(widest);
-        let with_masks = widest <= 64 && routers * rows * (mask_bytes + 1) <= CLOSER_TABLE_BYTES;
+        let with_masks = widest <= 64 && routers * rows * (mask_bytes + 1) <= table_bytes;
         let mut need = crate::memory::Footprint::new();
         need.add(
             "distance rows (2 bits per router and router with endpoints)",
@@ -241,6 +251,9 @@ fn bfs(neighbours: &[Vec<(u16, u32)>], src: usize, dist: &mut [u8]) {
 
 impl Distances for GraphDistances {
     fn hops(&self, from: u32, to: u32) -> u8 {
+        if let Some((_, hops)) = self.closer_to_router(from, to) {
+            return hops;
+        }
         let row = self.row(to);
         if self.exact {
             return self.cell(row, from);
@@ -284,5 +297,55 @@ impl Distances for GraphDistances {
             + self.adjacent.len() * 4
             + self.closer.bytes()
             + self.closer_hops.len()) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::{Peer, Topology};
+
+    fn graph_of(topology: serde_json::Value) -> Box<dyn Topology> {
+        crate::topology::build(&serde_json::from_value(topology).unwrap()).unwrap()
+    }
+
+    /// Every router's (port, neighbour) pairs.
+    fn neighbours_of(t: &dyn Topology) -> Vec<Vec<(u16, u32)>> {
+        (0..t.num_routers())
+            .map(|r| {
+                (0..t.ports_per_router())
+                    .filter_map(|p| match t.peer(r, p) {
+                        Peer::Router { router, .. } => Some((p, router)),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn hops_from_the_table_and_from_walking_the_rows_are_the_breadth_first_distances() {
+        for topology in [
+            serde_json::json!({"kind": "slim_fly", "q": 5, "p": 2}),
+            serde_json::json!({"kind": "jellyfish", "routers": 40, "degree": 3, "p": 1, "seed": 7}),
+        ] {
+            let t = graph_of(topology);
+            let neighbours = neighbours_of(t.as_ref());
+            let all: Vec<u32> = (0..t.num_routers()).collect();
+            let with_table = GraphDistances::new(&neighbours, &all, "topology").unwrap();
+            let rows_only =
+                GraphDistances::with_table_limit(&neighbours, &all, "topology", 0).unwrap();
+            assert!(!with_table.closer.is_empty());
+            assert!(rows_only.closer.is_empty());
+            let mut dist = vec![0u8; all.len()];
+            for &to in &all {
+                bfs(&neighbours, to as usize, &mut dist);
+                for &from in &all {
+                    let expected = dist[from as usize];
+                    assert_eq!(with_table.hops(from, to), expected, "{from} -> {to}");
+                    assert_eq!(rows_only.hops(from, to), expected, "{from} -> {to}");
+                }
+            }
+        }
     }
 }
