@@ -823,14 +823,40 @@ impl Paths {
             (None, None) => Some(self.hops_to(router, target)),
         };
         let hops = hops.or(here).expect("computed when not given");
-        let known = known.map(|(bits, _)| bits);
+        let candidate = |(port, nb): (u16, u32)| Candidate {
+            port,
+            vc_mask: self.toward_vcs(at, router, port, nb, target),
+            next,
+            hops,
+        };
+        if let (Some((bits, _)), false) = (known, choice.lowest_dimension) {
+            // The table's bits in the rotated order, without a list: rotated right by `start`
+            // (a router has at most 64 network ports where a table answers, so `start` < 64),
+            // the set bits from `start` on come first, then those below it.
+            let rotated = bits.rotate_right(start as u32);
+            let count = rotated.count_ones() as usize;
+            let taken = if choice.all { count } else { count.min(1) };
+            // From the picked port on, then round to those before it.
+            let mut from_pick = rotated;
+            for _ in 0..choice.pick.index(count) {
+                from_pick &= from_pick - 1;
+            }
+            let mut left = taken.min(choice.limit);
+            for mut part in [from_pick, rotated & !from_pick] {
+                while part != 0 && left > 0 {
+                    let i = (part.trailing_zeros() as usize + start) % 64;
+                    out.push(candidate(ports[i]));
+                    part &= part - 1;
+                    left -= 1;
+                }
+            }
+            return;
+        }
         CLOSER_PORTS.with_borrow_mut(|options| {
             // In the rotated order.
             options.clear();
             match known {
-                Some(bits) => {
-                    // The set bits from `start` on, then those below it (a router has at most
-                    // 64 network ports where the table answers, so `start` < 64).
+                Some((bits, _)) => {
                     let below = bits & ((1u64 << start) - 1);
                     for mut part in [bits & !below, below] {
                         while part != 0 {
@@ -860,13 +886,8 @@ impl Paths {
             let picked = choice.pick.index(count);
             let first = out.as_slice().len();
             let taken = if choice.all { count } else { 1 };
-            for &(port, nb) in options.iter().cycle().skip(picked).take(taken) {
-                out.push(Candidate {
-                    port,
-                    vc_mask: self.toward_vcs(at, router, port, nb, target),
-                    next,
-                    hops,
-                });
+            for &way in options.iter().cycle().skip(picked).take(taken) {
+                out.push(candidate(way));
                 if out.as_slice().len() - first == choice.limit {
                     return;
                 }
