@@ -216,7 +216,14 @@ impl GroupDistances {
 
     /// Local hops between two routers of one group.
     pub fn local(&self, a: u32, b: u32) -> u8 {
-        self.local[a as usize * self.widest + self.position[b as usize] as usize]
+        self.local_at(a, self.position[b as usize] as usize)
+    }
+
+    /// Local hops from `router` to the router at `position` in its group (one read, where
+    /// `row(router)[position]` would check the row's bounds too).
+    #[inline]
+    fn local_at(&self, router: u32, position: usize) -> u8 {
+        self.local[router as usize * self.widest + position]
     }
 
     /// The largest local distance inside any group.
@@ -260,7 +267,7 @@ impl GroupDistances {
             return Some((self.closer.get(cell), self.local[cell]));
         }
         let at = self.position[to as usize] as usize;
-        self.closer_through_links(router, own, there, |y| self.row(y)[at])
+        self.closer_through_links(router, own, there, |y| self.local_at(y, at))
     }
 
     /// The ports of `router` one hop closer to `group`, and its hops to the group (as
@@ -307,13 +314,17 @@ impl GroupDistances {
             // The one link is the best (a balanced dragonfly's every pair of groups).
             return Some((through(0, link.0), hops(link)));
         }
-        let best = links.iter().map(hops).min().filter(|&h| h != u8::MAX)?;
-        let found = links
-            .iter()
-            .enumerate()
-            .filter(|(_, link)| hops(link) == best)
-            .fold(0, |found, (i, &(x, _))| found | through(i, x));
-        Some((found, best))
+        // One pass: the best hops so far, and the union through the links that give them.
+        let (mut best, mut found) = (u8::MAX, 0);
+        for (i, link) in links.iter().enumerate() {
+            let h = hops(link);
+            if h < best {
+                (best, found) = (h, through(i, link.0));
+            } else if h == best && h != u8::MAX {
+                found |= through(i, link.0);
+            }
+        }
+        (best != u8::MAX).then_some((found, best))
     }
 
     /// [`Distances::hops`] toward router `to` from the routers of group `from_group` and of
@@ -386,7 +397,7 @@ impl Distances for GroupDistances {
             .map(|&(x, y)| {
                 row[x as usize]
                     .saturating_add(1)
-                    .saturating_add(self.row(y)[at])
+                    .saturating_add(self.local_at(y, at))
             })
             .min()
             .unwrap_or(u8::MAX)
