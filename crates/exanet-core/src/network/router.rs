@@ -6,7 +6,7 @@ use super::packet::PacketId;
 use super::state::{arbitration_draw, InputVc, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK};
 use crate::config::{Arbitration, MAX_VCS};
 use crate::engine::{Scheduler, Time};
-use crate::routing::{select, set_bits, vcs_in, Candidate, Candidates, RouteQuery};
+use crate::routing::{select, vcs_in, Candidate, Candidates, RouteQuery};
 use crate::topology::Peer;
 
 /// The winner of one arbitration round: an input's request bit and the output VC.
@@ -296,32 +296,34 @@ impl Network {
     /// it no busier than a merely full local link and keep its own endpoints on it.
     fn queued_bytes(&self, r: u32, port: u16, vc_mask: u32) -> u64 {
         let out_index = self.port_index(r, port);
-        let held: u64 = vcs_in(vc_mask)
-            .filter(|&v| (v as usize) < self.params.vcs)
-            .map(|v| {
-                let free = self
-                    .credit(out_index, v as usize)
-                    .min(self.params.vc_buffer_bytes);
-                u64::from(self.params.vc_buffer_bytes - free)
-            })
-            .sum();
         let block = self.routers.ports[out_index].output_block;
-        let words: &[u64] = if block == NO_BLOCK {
-            &[]
-        } else {
-            self.output_pool.requests(block)
-        };
-        let waiting: u64 = words
-            .iter()
-            .enumerate()
-            .flat_map(|(w, &bits)| set_bits(bits).map(move |b| w * 64 + b as usize))
-            .map(|input| {
-                let in_index = r as usize * self.params.ports + (input >> self.params.vc_bits);
-                self.input(in_index, input & ((1 << self.params.vc_bits) - 1))
-            })
-            .filter(|slot| u32::from(slot.vc_mask) & vc_mask != 0)
-            .map(|slot| u64::from(slot.bytes))
-            .sum();
+        let buffer = self.params.vc_buffer_bytes;
+        let mut held = 0u64;
+        for v in vcs_in(vc_mask).filter(|&v| (v as usize) < self.params.vcs) {
+            let free = match block {
+                NO_BLOCK => self.full_credit(out_index),
+                block => self.output_pool.credit(block, v as usize),
+            };
+            held += u64::from(buffer - free.min(buffer));
+        }
+        if block == NO_BLOCK {
+            return held;
+        }
+        // The inputs whose head packets ask for the output, by their request bits.
+        let inputs = r as usize * self.params.ports;
+        let in_vcs = (1 << self.params.vc_bits) - 1;
+        let mut waiting = 0u64;
+        for (w, &word) in self.output_pool.requests(block).iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let input = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let slot = self.input(inputs + (input >> self.params.vc_bits), input & in_vcs);
+                if u32::from(slot.vc_mask) & vc_mask != 0 {
+                    waiting += u64::from(slot.bytes);
+                }
+            }
+        }
         waiting + held
     }
 
