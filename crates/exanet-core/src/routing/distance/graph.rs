@@ -76,7 +76,8 @@ impl GraphDistances {
         let stride = routers.div_ceil(4);
         let widest = neighbours.iter().map(Vec::len).max().unwrap_or(0);
         let mask_bytes = PortMasks::bytes_each(widest);
-        let with_masks = widest <= 64 && routers * rows * (mask_bytes + 1) <= table_bytes;
+        let with_masks = widest <= 64
+            && routers.saturating_mul(rows).saturating_mul(mask_bytes + 1) <= table_bytes;
         let mut need = crate::memory::Footprint::new();
         need.add(
             "distance rows (2 bits per router and router with endpoints)",
@@ -138,8 +139,8 @@ impl GraphDistances {
                                 }
                             }
                             if with_masks {
-                                // Neighbours' distances differ by at most one, so the residue
-                                // one below a router's picks out exactly those one hop closer.
+                                // A neighbour is one hop closer exactly when its distance is
+                                // one less: what the rows' residues tell, here from the distances.
                                 for (r, ports) in neighbours.iter().enumerate() {
                                     let want = dist[r].wrapping_sub(1);
                                     masks.push(port_bits(ports, |nb| dist[nb as usize] == want));

@@ -41,7 +41,7 @@ pub use ugal::Ugal;
 pub use valiant::Valiant;
 
 use super::distance::{self, Distances, GroupDistances, HopsToward, Metric, Standings};
-use super::{Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
+use super::{set_bits, Candidate, Candidates, RouteQuery, RouteState, RoutingFunction, NO_VIA};
 use crate::error::ConfigError;
 use crate::topology::{Peer, Shape, Topology};
 
@@ -829,7 +829,15 @@ impl Paths {
             next,
             hops,
         };
-        if let (Some((bits, _)), false) = (known, choice.lowest_dimension) {
+        if let Some((mut bits, _)) = known {
+            if choice.lowest_dimension {
+                // Dimension order: only the lowest dimension (link class) that still differs.
+                let classes = &self.classes[router as usize];
+                let lowest = set_bits(bits).map(|i| classes[i as usize]).min();
+                bits = set_bits(bits)
+                    .filter(|&i| Some(classes[i as usize]) == lowest)
+                    .fold(0, |kept, i| kept | 1 << i);
+            }
             // The table's bits in the rotated order, without a list: rotated right by `start`
             // (a router has at most 64 network ports where a table answers, so `start` < 64),
             // the set bits from `start` on come first, then those below it.
@@ -855,24 +863,13 @@ impl Paths {
         CLOSER_PORTS.with_borrow_mut(|options| {
             // In the rotated order.
             options.clear();
-            match known {
-                Some((bits, _)) => {
-                    let below = bits & ((1u64 << start) - 1);
-                    for mut part in [bits & !below, below] {
-                        while part != 0 {
-                            options.push(ports[part.trailing_zeros() as usize]);
-                            part &= part - 1;
-                        }
-                    }
+            // A graph's row of standings is read in a loop of its own: the test inlined into
+            // it, not dispatched on the kind of target for every neighbour.
+            match self.closer(router, target, here) {
+                Closer::Row { standings, want } => {
+                    gather_closer(options, ports, start, |nb| standings.of(nb) == want)
                 }
-                // A graph's row of standings is read in a loop of its own: the test inlined
-                // into it, not dispatched on the kind of target for every neighbour.
-                None => match self.closer(router, target, here) {
-                    Closer::Row { standings, want } => {
-                        gather_closer(options, ports, start, |nb| standings.of(nb) == want)
-                    }
-                    is_closer => gather_closer(options, ports, start, |nb| is_closer.admits(nb)),
-                },
+                is_closer => gather_closer(options, ports, start, |nb| is_closer.admits(nb)),
             }
             // Dimension order: only the lowest dimension (link class) that still differs.
             if choice.lowest_dimension {
