@@ -304,24 +304,11 @@ impl Distances for GraphDistances {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::{Peer, Topology};
+    use crate::routing::distance::network_neighbours;
+    use crate::topology::Topology;
 
     fn graph_of(topology: serde_json::Value) -> Box<dyn Topology> {
         crate::topology::build(&serde_json::from_value(topology).unwrap()).unwrap()
-    }
-
-    /// Every router's (port, neighbour) pairs.
-    fn neighbours_of(t: &dyn Topology) -> Vec<Vec<(u16, u32)>> {
-        (0..t.num_routers())
-            .map(|r| {
-                (0..t.ports_per_router())
-                    .filter_map(|p| match t.peer(r, p) {
-                        Peer::Router { router, .. } => Some((p, router)),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .collect()
     }
 
     #[test]
@@ -331,7 +318,7 @@ mod tests {
             serde_json::json!({"kind": "jellyfish", "routers": 40, "degree": 3, "p": 1, "seed": 7}),
         ] {
             let t = graph_of(topology);
-            let neighbours = neighbours_of(t.as_ref());
+            let neighbours = network_neighbours(t.as_ref());
             let all: Vec<u32> = (0..t.num_routers()).collect();
             let with_table = GraphDistances::new(&neighbours, &all, "topology").unwrap();
             let rows_only =

@@ -15,7 +15,7 @@ pub use graph::{GraphDistances, Standings};
 pub use groups::{GroupDistances, HopsToward};
 
 use crate::error::ConfigError;
-use crate::topology::{Shape, Topology};
+use crate::topology::{Peer, Shape, Topology};
 
 /// Minimal hop counts toward routers that hold endpoints.
 pub trait Distances: Send + Sync {
@@ -86,6 +86,21 @@ impl Metric {
             Metric::Flat(flat) => flat.as_ref(),
         }
     }
+}
+
+/// The network ports of every router of `topology`: `(port, neighbour)`, in port order, what
+/// the distances are built from and routing decisions index.
+pub fn network_neighbours(topology: &dyn Topology) -> Vec<Vec<(u16, u32)>> {
+    (0..topology.num_routers())
+        .map(|r| {
+            (0..topology.ports_per_router())
+                .filter_map(|p| match topology.peer(r, p) {
+                    Peer::Router { router, .. } => Some((p, router)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The distances of `topology`, whose routers' network ports are `neighbours[r]` (port,

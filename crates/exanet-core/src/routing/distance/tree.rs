@@ -90,7 +90,8 @@ impl Distances for TreeDistances {
 mod tests {
     use super::*;
     use crate::config::TopologyConfig;
-    use crate::topology::{self, Peer, Shape};
+    use crate::routing::distance::network_neighbours;
+    use crate::topology::{self, Shape};
 
     /// The arithmetic distances equal breadth-first ones from every router to every leaf.
     #[test]
@@ -113,16 +114,7 @@ mod tests {
                 panic!("fat-trees have levels")
             };
             let n = t.num_routers();
-            let neighbours: Vec<Vec<(u16, u32)>> = (0..n)
-                .map(|r| {
-                    (0..t.ports_per_router())
-                        .filter_map(|p| match t.peer(r, p) {
-                            Peer::Router { router, .. } => Some((p, router)),
-                            _ => None,
-                        })
-                        .collect()
-                })
-                .collect();
+            let neighbours = network_neighbours(t.as_ref());
             let tree = TreeDistances::new(level.clone(), &neighbours);
             for leaf in (0..n).filter(|&r| level[r as usize] == 0) {
                 let mut dist = vec![u8::MAX; n as usize];

@@ -193,16 +193,7 @@ pub struct Paths {
 impl Paths {
     fn new(topology: &dyn Topology) -> Result<Self, ConfigError> {
         let n = topology.num_routers();
-        let neighbours: Vec<Vec<(u16, u32)>> = (0..n)
-            .map(|r| {
-                (0..topology.ports_per_router())
-                    .filter_map(|p| match topology.peer(r, p) {
-                        Peer::Router { router, .. } => Some((p, router)),
-                        _ => None,
-                    })
-                    .collect()
-            })
-            .collect();
+        let neighbours = distance::network_neighbours(topology);
         let port_classes: Vec<Vec<u16>> = neighbours
             .iter()
             .enumerate()
