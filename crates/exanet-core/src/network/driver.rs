@@ -28,6 +28,15 @@ use crate::parallel::{
 /// stops at the same moment with the same state. Windows never straddle one.
 pub const CHECK_INTERVAL_PS: Time = 1_000_000;
 
+/// Parts per thread of a threaded run (see `split_for_threads`). More parts than cores let a
+/// core whose part is done with a window run another's: on a machine whose cores run at
+/// different speeds, or carry other load, the run then waits less for the slowest
+/// (BENCHMARKS.md, issue 25's eighth step).
+const PARTS_PER_THREAD: u32 = 4;
+/// Nor more parts than this in all (one thread and a mailbox per pair each): past 64 threads,
+/// fewer parts per thread.
+const MOST_PARTS: u32 = 256;
+
 /// The first check instant at or after `t`.
 fn check_at_or_after(t: Time) -> Time {
     t.div_ceil(CHECK_INTERVAL_PS)
@@ -521,13 +530,18 @@ impl Network {
             let handles: Vec<_> = pairs
                 .map(|(me, (worker, sched))| {
                     s.spawn(move || {
+                        fabric.begin();
                         worker.start_sources(sched);
-                        worker.drive(sched, me, fabric, plan, None)
+                        let end = worker.drive(sched, me, fabric, plan, None);
+                        fabric.finish();
+                        end
                     })
                 })
                 .collect();
+            fabric.begin();
             first.start_sources(first_sched);
             let mine = first.drive(first_sched, 0, fabric, plan, Some(progress));
+            fabric.finish();
             std::iter::once(mine)
                 .chain(handles.into_iter().map(|h| {
                     h.join()
@@ -538,21 +552,41 @@ impl Network {
         Ok(ends?.into_iter().next().expect("worker 0 finished"))
     }
 
-    /// The threaded run: one worker per part of the default partition, each on its own thread
-    /// (the calling thread is worker 0); their statistics end up in `self`.
+    /// The split of a threaded run: [`PARTS_PER_THREAD`] parts per thread (at most
+    /// [`MOST_PARTS`]) under the default partition, where that cuts no link shorter than one
+    /// part per thread does (which would narrow the windows) and keeps every node whole; else
+    /// one part per thread, as a given partition has.
+    fn split_for_threads(&self, threads: u32) -> Result<(Partition, Time), SimError> {
+        let coarse = self.split(threads)?;
+        let parts = threads
+            .saturating_mul(PARTS_PER_THREAD)
+            .min(MOST_PARTS)
+            .min(self.params.routers);
+        if !self.config.partition.is_empty() || parts <= threads {
+            return Ok(coarse);
+        }
+        match self.split(parts) {
+            Ok(fine) if fine.1 >= coarse.1 => Ok(fine),
+            _ => Ok(coarse),
+        }
+    }
+
+    /// The threaded run: one worker per part, each on its own thread (the calling thread is
+    /// worker 0), `threads` of them running at once; their statistics end up in `self`.
     fn run_threads(
         &mut self,
         threads: u32,
         interval_s: f64,
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<Ran, SimError> {
-        let (split, lookahead) = self.split(threads)?;
+        let (split, lookahead) = self.split_for_threads(threads)?;
+        let parts = split.parts;
         let plan = self.plan(interval_s, lookahead);
         let part_of = self.entity_parts(&split);
         // SAFETY: the workers are dropped before this function returns, and each handles only
         // its own part's entities.
-        let mut workers = unsafe { self.workers(&part_of, threads, 0..threads) };
-        let fabric: Threads<Outbox, WindowReport> = Threads::new(threads as usize);
+        let mut workers = unsafe { self.workers(&part_of, parts, 0..parts) };
+        let fabric: Threads<Outbox, WindowReport> = Threads::new(parts as usize, threads as usize);
         let finished = Self::drive_workers(&mut workers, &fabric, &plan, progress)?;
         for worker in &workers {
             self.absorb(worker);

@@ -3,8 +3,7 @@
 //! comes next. One worker needs no meeting; threads meet at a barrier, with a mailbox per pair
 //! of workers (no lock is taken while events are handled).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::{Barrier, Condvar, Mutex};
 use std::time::Instant;
 
 use super::TransportError;
@@ -16,6 +15,10 @@ pub trait Fabric<M, R>: Sync {
     fn exchange(&self, me: usize, outgoing: Vec<M>) -> Result<Vec<M>, TransportError>;
     /// Every worker's report, in worker order.
     fn gather(&self, me: usize, report: R) -> Result<Vec<R>, TransportError>;
+    /// A worker starts running (where workers outnumber cores, it waits for one here).
+    fn begin(&self) {}
+    /// A worker has stopped running.
+    fn finish(&self) {}
 }
 
 /// A single worker: nothing to exchange.
@@ -35,40 +38,103 @@ impl<M, R> Fabric<M, R> for Solo {
     }
 }
 
-/// Worker threads of one process.
+/// The cores that a run's worker threads take turns on: at most `count` workers hold one at
+/// once. It also counts the time cores stand idle: free while no worker waits for one.
+struct Cores {
+    state: Mutex<CoreState>,
+    freed: Condvar,
+}
+
+struct CoreState {
+    free: usize,
+    waiting: usize,
+    since: Instant,
+    idle_ns: u128,
+}
+
+impl CoreState {
+    /// Adds the idle core time since the last change of state.
+    fn account(&mut self) {
+        let now = Instant::now();
+        if self.waiting == 0 {
+            self.idle_ns += now.duration_since(self.since).as_nanos() * self.free as u128;
+        }
+        self.since = now;
+    }
+}
+
+impl Cores {
+    fn new(count: usize) -> Self {
+        Cores {
+            state: Mutex::new(CoreState {
+                free: count,
+                waiting: 0,
+                since: Instant::now(),
+                idle_ns: 0,
+            }),
+            freed: Condvar::new(),
+        }
+    }
+
+    /// Waits for a free core, and takes it.
+    fn take(&self) {
+        let mut state = lock(&self.state);
+        state.account();
+        state.waiting += 1;
+        while state.free == 0 {
+            state = self
+                .freed
+                .wait(state)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+        }
+        state.account();
+        state.waiting -= 1;
+        state.free -= 1;
+    }
+
+    /// Gives a core back.
+    fn give(&self) {
+        let mut state = lock(&self.state);
+        state.account();
+        state.free += 1;
+        drop(state);
+        self.freed.notify_one();
+    }
+}
+
+/// Worker threads of one process, one per part, of which at most `cores` run at once: a
+/// worker gives its core up at each meeting and waits for one after it. With more parts than
+/// cores, a core whose worker reached the meeting runs one that has not, so a core slowed by
+/// other load holds the run back by less than a whole part.
 pub struct Threads<M, R> {
     parts: usize,
+    cores: Cores,
     barrier: Barrier,
     /// mail[from * parts + to]
     mail: Vec<Mutex<Vec<M>>>,
     reports: Vec<Mutex<Option<R>>>,
-    /// Nanoseconds each worker spent waiting at the barrier.
-    waited_ns: Vec<AtomicU64>,
 }
 
 impl<M, R> Threads<M, R> {
-    pub fn new(parts: usize) -> Self {
+    pub fn new(parts: usize, cores: usize) -> Self {
         Threads {
             parts,
+            cores: Cores::new(cores.clamp(1, parts.max(1))),
             barrier: Barrier::new(parts),
             mail: (0..parts * parts).map(|_| Mutex::new(Vec::new())).collect(),
             reports: (0..parts).map(|_| Mutex::new(None)).collect(),
-            waited_ns: (0..parts).map(|_| AtomicU64::new(0)).collect(),
         }
     }
 
-    fn wait(&self, me: usize) {
-        let started = Instant::now();
+    fn wait(&self) {
+        self.cores.give();
         self.barrier.wait();
-        self.waited_ns[me].fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.cores.take();
     }
 
-    /// Seconds all workers together spent waiting at the barrier.
+    /// Core-seconds the cores stood idle while workers waited for each other.
     pub fn waited_s(&self) -> f64 {
-        self.waited_ns
-            .iter()
-            .map(|w| w.load(Ordering::Relaxed) as f64 * 1e-9)
-            .sum()
+        lock(&self.cores.state).idle_ns as f64 * 1e-9
     }
 }
 
@@ -88,7 +154,7 @@ impl<M: Send, R: Send + Clone> Fabric<M, R> for Threads<M, R> {
         for (to, message) in outgoing.into_iter().enumerate() {
             lock(&self.mail[me * self.parts + to]).push(message);
         }
-        self.wait(me);
+        self.wait();
         Ok((0..self.parts)
             .flat_map(|from| std::mem::take(&mut *lock(&self.mail[from * self.parts + me])))
             .collect())
@@ -96,7 +162,7 @@ impl<M: Send, R: Send + Clone> Fabric<M, R> for Threads<M, R> {
 
     fn gather(&self, me: usize, report: R) -> Result<Vec<R>, TransportError> {
         *lock(&self.reports[me]) = Some(report);
-        self.wait(me);
+        self.wait();
         // Nobody writes a report again before every worker has passed the next exchange's
         // barrier, which it reaches only after reading these.
         Ok(self
@@ -104,6 +170,14 @@ impl<M: Send, R: Send + Clone> Fabric<M, R> for Threads<M, R> {
             .iter()
             .map(|r| lock(r).clone().expect("every worker reported"))
             .collect())
+    }
+
+    fn begin(&self) {
+        self.cores.take();
+    }
+
+    fn finish(&self) {
+        self.cores.give();
     }
 }
 
@@ -114,14 +188,18 @@ mod tests {
     #[test]
     fn threads_exchange_mail_and_gather_reports_in_worker_order() {
         type Mail = (usize, usize);
-        let fabric: Threads<Mail, usize> = Threads::new(3);
+        // Three workers on two cores.
+        let fabric: Threads<Mail, usize> = Threads::new(3, 2);
         let results: Vec<(Vec<Mail>, Vec<usize>)> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..3)
                 .map(|me| {
                     let fabric = &fabric;
                     s.spawn(move || {
+                        fabric.begin();
                         let got = fabric.exchange(me, (0..3).map(|to| (me, to)).collect());
-                        (got.unwrap(), fabric.gather(me, me * 10).unwrap())
+                        let reports = fabric.gather(me, me * 10);
+                        fabric.finish();
+                        (got.unwrap(), reports.unwrap())
                     })
                 })
                 .collect();
@@ -131,5 +209,51 @@ mod tests {
             assert_eq!(got, vec![(0, me), (1, me), (2, me)]);
             assert_eq!(reports, vec![0, 10, 20]);
         }
+    }
+
+    #[test]
+    fn no_more_workers_run_at_once_than_there_are_cores() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let (parts, cores) = (6, 2);
+        let fabric: Threads<(), ()> = Threads::new(parts, cores);
+        let (running, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        std::thread::scope(|s| {
+            for me in 0..parts {
+                let (fabric, running, most) = (&fabric, &running, &most);
+                s.spawn(move || {
+                    fabric.begin();
+                    for _ in 0..20 {
+                        let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::yield_now();
+                        running.fetch_sub(1, Ordering::SeqCst);
+                        fabric.exchange(me, vec![(); parts]).unwrap();
+                    }
+                    fabric.finish();
+                });
+            }
+        });
+        assert!(most.load(Ordering::SeqCst) <= cores);
+    }
+
+    #[test]
+    fn a_core_left_without_a_worker_to_run_counts_as_waiting() {
+        let fabric: Threads<(), ()> = Threads::new(2, 2);
+        std::thread::scope(|s| {
+            for me in 0..2 {
+                let fabric = &fabric;
+                s.spawn(move || {
+                    fabric.begin();
+                    if me == 0 {
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                    }
+                    fabric.exchange(me, vec![(), ()]).unwrap();
+                    fabric.finish();
+                });
+            }
+        });
+        // Worker 1 reached the meeting at once: its core stood idle for worker 0's 50 ms.
+        let waited = fabric.waited_s();
+        assert!((0.045..1.0).contains(&waited), "{waited} s");
     }
 }
