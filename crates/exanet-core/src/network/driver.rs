@@ -36,6 +36,11 @@ const PARTS_PER_THREAD: u32 = 4;
 /// Nor more parts than this in all (one thread and a mailbox per pair each): past 64 threads,
 /// fewer parts per thread.
 const MOST_PARTS: u32 = 256;
+/// Nor parts of fewer routers than this: a core handed from one part to another costs a few to
+/// tens of microseconds, which a part of few routers does not earn back in a window (a
+/// 2,064-router dragonfly on 64 threads would have parts of 8 routers and windows of a few
+/// hundred events per part).
+const FEWEST_ROUTERS_PER_PART: u32 = 128;
 
 /// The first check instant at or after `t`.
 fn check_at_or_after(t: Time) -> Time {
@@ -553,15 +558,16 @@ impl Network {
     }
 
     /// The split of a threaded run: [`PARTS_PER_THREAD`] parts per thread (at most
-    /// [`MOST_PARTS`]) under the default partition, where that cuts no link shorter than one
-    /// part per thread does (which would narrow the windows) and keeps every node whole; else
-    /// one part per thread, as a given partition has.
-    fn split_for_threads(&self, threads: u32) -> Result<(Partition, Time), SimError> {
+    /// [`MOST_PARTS`], each of [`FEWEST_ROUTERS_PER_PART`] routers or more) under the default
+    /// partition, where that cuts no link shorter than one part per thread does (which would
+    /// narrow the windows) and keeps every node whole; else one part per thread, as a given
+    /// partition has.
+    pub(super) fn split_for_threads(&self, threads: u32) -> Result<(Partition, Time), SimError> {
         let coarse = self.split(threads)?;
         let parts = threads
             .saturating_mul(PARTS_PER_THREAD)
             .min(MOST_PARTS)
-            .min(self.params.routers);
+            .min(self.params.routers / FEWEST_ROUTERS_PER_PART);
         if !self.config.partition.is_empty() || parts <= threads {
             return Ok(coarse);
         }

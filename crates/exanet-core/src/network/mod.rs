@@ -45,4 +45,6 @@ mod class_tests;
 #[cfg(test)]
 mod held_tests;
 #[cfg(test)]
+mod split_tests;
+#[cfg(test)]
 mod zero_load_tests;

@@ -186,6 +186,26 @@ fn same_value(a: &Stat, b: &Stat) -> bool {
     }
 }
 
+#[test]
+fn more_parts_than_cores_on_a_large_torus() {
+    // 1,024 routers: 2 and 3 threads run 8 parts of 128 routers, a core taking turns on
+    // several (docs/parallel.md); the small networks above keep one part per thread.
+    let changes = [
+        ("topology.dims", json!([32, 32])),
+        ("traffic.load", json!(0.2)),
+        ("run.warmup_ps", json!(0)),
+        ("run.measure_ps", json!(2_000_000)),
+        ("run.drain", json!("none")),
+    ];
+    let sequential = on_threads(&changes, 1);
+    assert!(sequential.summary.u64("packets_delivered") > 1000);
+    let reference = everything(sequential);
+    for threads in [2, 3] {
+        let out = on_threads(&changes, threads);
+        check_same(&format!("{threads} threads"), out, &reference);
+    }
+}
+
 fn dragonfly() -> Value {
     json!({"kind": "dragonfly", "p": 2, "a": 4, "h": 2, "g": 9, "arrangement": "relative"})
 }
