@@ -36,6 +36,15 @@ const PARTS_PER_THREAD: u32 = 4;
 /// Nor more parts than this in all (one thread and a mailbox per pair each): past 64 threads,
 /// fewer parts per thread.
 const MOST_PARTS: u32 = 256;
+/// Router ports per part at most: a network with more is split even on one thread. A core then
+/// runs one part's events of a window at a time, whose state stays in the last-level cache
+/// where the whole network's would not: a 32⁴ torus (9.4 M router ports) runs 16 parts of
+/// 65,536 routers 11-30% faster on one core than unsplit, in less memory (BENCHMARKS.md,
+/// issue 25's eighth step).
+const PART_PORTS: u64 = 1 << 20;
+/// The narrowest windows that a split of a run on one thread may bring (it has none but the
+/// checks' without one).
+const NARROWEST_SPLIT_WINDOW_PS: Time = 1_000;
 /// Nor parts of fewer routers than this: a core handed from one part to another costs a few to
 /// tens of microseconds, which a part of few routers does not earn back in a window (a
 /// 2,064-router dragonfly on 64 threads would have parts of 8 routers and windows of a few
@@ -415,20 +424,10 @@ impl Network {
         let processes = transport.map_or(1, |t| t.size());
         let ran = match transport {
             Some(transport) if processes > 1 => self.run_ranks(transport, interval_s, progress)?,
-            _ if threads <= 1 => {
-                let mut sched: Scheduler<NetEvent> = Scheduler::with_prefetch(self.params.prefetch);
-                self.start_sources(&mut sched);
-                let plan = self.plan(interval_s, NEVER);
-                let finished = self.drive(&mut sched, 0, &Solo, &plan, Some(progress))?;
-                self.check_stuck(&finished.end, &|_| &self)?;
-                Ran {
-                    finished,
-                    waited_s: 0.0,
-                    lookahead: None,
-                    rows: None,
-                }
-            }
-            _ => self.run_threads(threads, interval_s, progress)?,
+            _ => match self.threaded_split(threads.max(1))? {
+                Some(split) => self.run_threads(threads.max(1), split, interval_s, progress)?,
+                None => self.run_sequential(interval_s, progress)?,
+            },
         };
         let (finished, waited_s, lookahead) = (ran.finished, ran.waited_s, ran.lookahead);
         let end = finished.end;
@@ -470,6 +469,25 @@ impl Network {
             lookahead_ps: lookahead,
         };
         Ok(self.results(end.time, drained, &engine, rows, &tally))
+    }
+
+    /// The sequential run: one worker, one queue, no windows but the checks'.
+    fn run_sequential(
+        &mut self,
+        interval_s: f64,
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<Ran, SimError> {
+        let mut sched: Scheduler<NetEvent> = Scheduler::with_prefetch(self.params.prefetch);
+        self.start_sources(&mut sched);
+        let plan = self.plan(interval_s, NEVER);
+        let finished = self.drive(&mut sched, 0, &Solo, &plan, Some(progress))?;
+        self.check_stuck(&finished.end, &|_| &*self)?;
+        Ok(Ran {
+            finished,
+            waited_s: 0.0,
+            lookahead: None,
+            rows: None,
+        })
     }
 
     /// The partition into `parts` (the config's, or the default one) and the lookahead it allows.
@@ -557,35 +575,62 @@ impl Network {
         Ok(ends?.into_iter().next().expect("worker 0 finished"))
     }
 
-    /// The split of a threaded run: [`PARTS_PER_THREAD`] parts per thread (at most
-    /// [`MOST_PARTS`], each of [`FEWEST_ROUTERS_PER_PART`] routers or more) under the default
-    /// partition, where that cuts no link shorter than one part per thread does (which would
-    /// narrow the windows) and keeps every node whole; else one part per thread, as a given
-    /// partition has.
-    pub(super) fn split_for_threads(&self, threads: u32) -> Result<(Partition, Time), SimError> {
-        let coarse = self.split(threads)?;
-        let parts = threads
-            .saturating_mul(PARTS_PER_THREAD)
+    /// The split of a run on `threads` threads, None for a sequential run. Threads get
+    /// [`PARTS_PER_THREAD`] parts each, and a network of more than [`PART_PORTS`] router ports
+    /// gets parts of at most that many, a power of two of them, even on one thread (at most
+    /// [`MOST_PARTS`] parts, each of [`FEWEST_ROUTERS_PER_PART`] routers or more), under the
+    /// default partition. The finer split is taken only where it cuts no link shorter than one
+    /// part per thread does (which would narrow the windows), or on one thread none shorter than
+    /// [`NARROWEST_SPLIT_WINDOW_PS`], and keeps every node whole; else one part per thread, as
+    /// a given partition has, and a sequential run on one thread (always under UGAL-G, which
+    /// reads the whole network).
+    pub(super) fn threaded_split(
+        &self,
+        threads: u32,
+    ) -> Result<Option<(Partition, Time)>, SimError> {
+        let routers = self.params.routers;
+        let ports = u64::from(routers) * self.params.ports as u64;
+        let for_caches = ports
+            .div_ceil(PART_PORTS)
+            .next_power_of_two()
+            .min(u64::from(MOST_PARTS)) as u32;
+        let per_thread = if threads > 1 {
+            threads.saturating_mul(PARTS_PER_THREAD)
+        } else {
+            1
+        };
+        let parts = per_thread
+            .max(for_caches)
             .min(MOST_PARTS)
-            .min(self.params.routers / FEWEST_ROUTERS_PER_PART);
-        if !self.config.partition.is_empty() || parts <= threads {
-            return Ok(coarse);
+            .min(routers / FEWEST_ROUTERS_PER_PART);
+        let fine = || {
+            (self.config.partition.is_empty() && parts > threads)
+                .then(|| self.split(parts).ok())
+                .flatten()
+        };
+        if threads <= 1 {
+            if self.params.global_view {
+                return Ok(None);
+            }
+            return Ok(fine().filter(|split| split.1 >= NARROWEST_SPLIT_WINDOW_PS));
         }
-        match self.split(parts) {
-            Ok(fine) if fine.1 >= coarse.1 => Ok(fine),
-            _ => Ok(coarse),
-        }
+        let coarse = self.split(threads)?;
+        Ok(Some(match fine() {
+            Some(fine) if fine.1 >= coarse.1 => fine,
+            _ => coarse,
+        }))
     }
 
-    /// The threaded run: one worker per part, each on its own thread (the calling thread is
-    /// worker 0), `threads` of them running at once; their statistics end up in `self`.
+    /// The threaded run: one worker per part of `split`, each on its own thread (the calling
+    /// thread is worker 0), `threads` of them running at once; their statistics end up in
+    /// `self`.
     fn run_threads(
         &mut self,
         threads: u32,
+        (split, lookahead): (Partition, Time),
         interval_s: f64,
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<Ran, SimError> {
-        let (split, lookahead) = self.split_for_threads(threads)?;
         let parts = split.parts;
         let plan = self.plan(interval_s, lookahead);
         let part_of = self.entity_parts(&split);

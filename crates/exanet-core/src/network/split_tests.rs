@@ -1,5 +1,6 @@
-//! How a threaded run splits the network: four parts per thread where the network is large
-//! enough and the finer split does not narrow the windows, else one part per thread.
+//! How a run splits the network: four parts per thread where the network is large enough and
+//! the finer split does not narrow the windows, else one part per thread; parts of at most
+//! 2^20 router ports even on one thread.
 
 use super::model::Network;
 use crate::config::Config;
@@ -27,14 +28,18 @@ fn torus(dims: &[u32], classes: Value, partition: Option<Vec<u32>>) -> Network {
     Network::new(&Config::from_json(&text.to_string()).unwrap()).unwrap()
 }
 
-/// (parts, lookahead in ps) of the split `net` runs on `threads` threads.
-fn split(net: &Network, threads: u32) -> (u32, u64) {
-    let (partition, lookahead) = net.split_for_threads(threads).unwrap();
+/// (parts, lookahead in ps) of the split `net` runs on `threads` threads (none: sequential).
+fn split_or_not(net: &Network, threads: u32) -> Option<(u32, u64)> {
+    let (partition, lookahead) = net.threaded_split(threads).unwrap()?;
     assert_eq!(
         partition.part_of.iter().max().map(|&p| p + 1),
         Some(partition.parts)
     );
-    (partition.parts, lookahead)
+    Some((partition.parts, lookahead))
+}
+
+fn split(net: &Network, threads: u32) -> (u32, u64) {
+    split_or_not(net, threads).expect("a split")
 }
 
 #[test]
@@ -50,8 +55,20 @@ fn a_large_network_gets_four_parts_per_thread_of_128_routers_or_more() {
 #[test]
 fn a_small_network_keeps_one_part_per_thread() {
     let net = torus(&[16, 16], json!({}), None);
+    assert_eq!(split_or_not(&net, 1), None);
     assert_eq!(split(&net, 2), (2, 10_000));
     assert_eq!(split(&net, 3), (3, 10_000));
+}
+
+#[test]
+fn a_network_of_more_than_a_part_of_ports_is_split_on_one_thread_too() {
+    // 163,840 routers of 7 ports: 1.15 M router ports, two parts of at most 2^20.
+    let net = torus(&[64, 64, 40], json!({}), None);
+    assert_eq!(split_or_not(&net, 1), Some((2, 10_000)));
+    assert_eq!(split(&net, 2), (8, 10_000));
+    // Just under: sequential.
+    let net = torus(&[64, 64, 36], json!({}), None);
+    assert_eq!(split_or_not(&net, 1), None);
 }
 
 #[test]
