@@ -77,6 +77,23 @@ fn eligibility(
     }
 }
 
+/// The request bit of the only input that asks for an output, if exactly one does. Routers of
+/// more than 64 inputs (ports x VCs: a dragonfly's 31 ports on 3 VCs) have several request
+/// words, and mostly one requester too.
+#[inline(always)]
+fn only_request(requests: &[u64]) -> Option<usize> {
+    let mut only = None;
+    for (w, &word) in requests.iter().enumerate() {
+        if word != 0 {
+            if only.is_some() || !word.is_power_of_two() {
+                return None;
+            }
+            only = Some(w * 64 + word.trailing_zeros() as usize);
+        }
+    }
+    only
+}
+
 impl Network {
     #[inline]
     pub(super) fn port_index(&self, router: u32, port: u16) -> usize {
@@ -431,9 +448,8 @@ impl Network {
         let requests = self.output_pool.requests(block);
         let router_ports = router as usize * self.params.ports;
         let vc_mask = (1 << self.params.vc_bits) - 1;
-        if self.params.request_words == 1 && requests[0].is_power_of_two() {
+        if let Some(input) = only_request(requests) {
             // The only requester wins if it is eligible: nothing to rank, no scan to set up.
-            let input = requests[0].trailing_zeros() as usize;
             let slot = self.input(
                 router_ports + (input >> self.params.vc_bits),
                 input & vc_mask,
@@ -697,5 +713,21 @@ impl Network {
         if self.output_pool.has_requests(out_block) {
             self.ensure_wake(now, router, port, tail_out, sched);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::only_request;
+
+    #[test]
+    fn the_only_request_is_found_in_any_word_and_only_when_alone() {
+        assert_eq!(only_request(&[0b1000]), Some(3));
+        assert_eq!(only_request(&[0, 1 << 59]), Some(64 + 59));
+        assert_eq!(only_request(&[0, 0, 1]), Some(128));
+        // Two requesters: in one word, or one in each of two.
+        assert_eq!(only_request(&[0b1010]), None);
+        assert_eq!(only_request(&[1 << 63, 1]), None);
+        assert_eq!(only_request(&[0, 0]), None);
     }
 }
