@@ -82,6 +82,11 @@ fn eligibility(
 /// words, and mostly one requester too.
 #[inline(always)]
 fn only_request(requests: &[u64]) -> Option<usize> {
+    if let [word] = requests {
+        return word
+            .is_power_of_two()
+            .then(|| word.trailing_zeros() as usize);
+    }
     let mut only = None;
     for (w, &word) in requests.iter().enumerate() {
         if word != 0 {
