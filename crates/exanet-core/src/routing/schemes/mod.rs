@@ -829,6 +829,13 @@ impl Paths {
                     .filter(|&i| Some(classes[i as usize]) == lowest)
                     .fold(0, |kept, i| kept | 1 << i);
             }
+            if bits & bits.wrapping_sub(1) == 0 {
+                // One closer port (a dragonfly's usual case) or none: nothing to rotate or pick.
+                if bits != 0 && choice.limit > 0 {
+                    out.push(candidate(ports[bits.trailing_zeros() as usize]));
+                }
+                return;
+            }
             // The table's bits in the rotated order, without a list: rotated right by `start`
             // (a router has at most 64 network ports where a table answers, so `start` < 64),
             // the set bits from `start` on come first, then those below it.
