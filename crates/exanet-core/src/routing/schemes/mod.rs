@@ -188,6 +188,8 @@ pub struct Paths {
     /// VCs of each class, and the class of each VC.
     class_vcs: Vec<u32>,
     vc_class: Vec<u8>,
+    /// Under a plan by phases, the phase whose block holds each class.
+    class_phase: Vec<u8>,
 }
 
 impl Paths {
@@ -233,6 +235,7 @@ impl Paths {
             plan: ClassPlan::Hops,
             class_vcs: Vec::new(),
             vc_class: Vec::new(),
+            class_phase: Vec::new(),
         })
     }
 
@@ -363,6 +366,17 @@ impl Paths {
             ));
         }
         (self.class_vcs, self.vc_class) = share_vcs(classes, vcs);
+        self.class_phase = match &plan {
+            ClassPlan::Phases { start, .. } => (0..classes)
+                .map(|class| {
+                    start
+                        .iter()
+                        .rposition(|&s| u32::from(s) <= class)
+                        .unwrap_or(0) as u8
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         self.all_vcs = if vcs >= 32 { u32::MAX } else { (1 << vcs) - 1 };
         self.plan = plan;
         Ok(())
@@ -636,10 +650,7 @@ impl Paths {
                 taken: class + 1,
             },
             ClassPlan::Phases { start, .. } => {
-                let phase = start
-                    .iter()
-                    .rposition(|&s| usize::from(s) <= class)
-                    .unwrap_or(0);
+                let phase = usize::from(self.class_phase[class]);
                 let came_global = self
                     .neighbour(q.router, q.in_port)
                     .is_some_and(|from| self.group(from) != self.group(q.router));
@@ -686,22 +697,34 @@ impl Paths {
     /// their class: UGAL weighs the backlog of the VCs a way offers, and a way offered every
     /// VC would look busier than it is.
     fn toward_vcs(&self, at: Position, router: u32, port: u16, next: u32, target: Target) -> u32 {
-        let class = self.hop_class(at, router, port, next);
+        let (ClassPlan::Phases { start, len }, Some(h)) = (&self.plan, self.hierarchy()) else {
+            return self.class_vcs[self.hop_class(at, router, port, next)];
+        };
+        // The two groups read once, for the hop's class and for the test below.
+        let group = h.group[router as usize];
+        let inside = h.group[next as usize] == group;
+        let class = self.phases_class(start, len, at, !inside);
         let mut vcs = self.class_vcs[class];
-        if let (ClassPlan::Phases { .. }, Some(h), Target::Router(d)) =
-            (&self.plan, self.hierarchy(), target)
-        {
-            let g = h.group[d as usize];
+        if let Target::Router(d) = target {
             // Only a packet at its source stands at (phase 0, no hop taken).
             let at_source = at.phase == 0 && at.taken == 0;
-            if !at_source && h.group[router as usize] == g && h.group[next as usize] == g {
-                let top = (self.class_vcs.len() - 1).saturating_sub(usize::from(h.hops(next, d)));
+            if !at_source && inside && h.group[d as usize] == group {
+                let top = (self.class_vcs.len() - 1).saturating_sub(usize::from(h.local(next, d)));
                 for c in class + 1..=top {
                     vcs |= self.class_vcs[c];
                 }
             }
         }
         vcs
+    }
+
+    /// The class of a hop under a plan by phases, `global` if it takes a global link.
+    #[inline]
+    fn phases_class(&self, start: &[u8], len: &[u8], at: Position, global: bool) -> usize {
+        let phase = at.phase.min(start.len() - 1);
+        let last = usize::from(len[phase]) - 1;
+        let class = usize::from(start[phase]) + if global { at.taken.min(last) } else { at.taken };
+        class.min(self.class_vcs.len() - 1)
     }
 
     /// The class of the hop from `router` through `port` to `next` for a packet at `at`.
@@ -718,10 +741,8 @@ impl Paths {
                 }
             }
             ClassPlan::Phases { start, len } => {
-                let phase = at.phase.min(start.len() - 1);
-                let last = usize::from(len[phase]) - 1;
                 let global = self.group(next) != self.group(router);
-                usize::from(start[phase]) + if global { at.taken.min(last) } else { at.taken }
+                return self.phases_class(start, len, at, global);
             }
         };
         class.min(self.class_vcs.len() - 1)
@@ -801,10 +822,12 @@ impl Paths {
     ) {
         let ports: &[(u16, u32)] = &self.neighbours[router as usize];
         // More closer ports than a candidate list holds (a fat-tree leaf going up): start at a
-        // target-dependent offset so that different targets use different ports.
-        let start = match target {
-            Target::Router(t) | Target::Group(t) => (t as usize).wrapping_mul(0x9e37_79b9),
-        } % ports.len().max(1);
+        // target-dependent offset so that different targets use different ports. Found only
+        // where several ports are closer (a division).
+        let start = || {
+            let (Target::Router(t) | Target::Group(t)) = target;
+            (t as usize).wrapping_mul(0x9e37_79b9) % ports.len().max(1)
+        };
         let known = self.known_closer(router, target);
         // Hops to the target: the candidates' unless given; judging the neighbours one by one
         // on topologies with groups needs them too.
@@ -839,6 +862,7 @@ impl Paths {
             // The table's bits in the rotated order, without a list: rotated right by `start`
             // (a router has at most 64 network ports where a table answers, so `start` < 64),
             // the set bits from `start` on come first, then those below it.
+            let start = start();
             let rotated = bits.rotate_right(start as u32);
             let count = rotated.count_ones() as usize;
             let taken = if choice.all { count } else { count.min(1) };
@@ -858,6 +882,7 @@ impl Paths {
             }
             return;
         }
+        let start = start();
         CLOSER_PORTS.with_borrow_mut(|options| {
             // In the rotated order.
             options.clear();
