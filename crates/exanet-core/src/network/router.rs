@@ -45,6 +45,11 @@ fn eligibility(
         return Eligibility::Ready(0);
     }
     let fits = |mask: u32, room: u32| {
+        if mask.is_power_of_two() {
+            // One VC allowed (dimension order's dateline classes): nothing to rank.
+            let v = mask.trailing_zeros();
+            return (credits[v as usize] >= room).then_some(v);
+        }
         vcs_in(mask)
             .filter(|&v| credits[v as usize] >= room)
             .max_by_key(|&v| (credits[v as usize], std::cmp::Reverse(v)))
