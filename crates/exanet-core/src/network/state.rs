@@ -463,12 +463,12 @@ impl OutputPool {
     /// The credits of VC `vc` downstream.
     #[inline(always)]
     pub fn credit(&self, block: u32, vc: usize) -> u32 {
-        self.credits(block)[vc]
+        *self.vc_entry(self.at(block) + CREDITS, vc)
     }
 
     #[inline(always)]
     pub fn credit_mut(&mut self, block: u32, vc: usize) -> &mut u32 {
-        &mut self.credits_mut(block)[vc]
+        self.vc_entry_mut(self.at(block) + CREDITS, vc)
     }
 
     #[inline(always)]
@@ -490,6 +490,25 @@ impl OutputPool {
     #[inline(always)]
     fn turns_mut(&mut self, block: u32) -> &mut [u32] {
         self.per_vc_mut(self.at(block) + self.turns_at)
+    }
+
+    /// VC `vc`'s u32 of those packed from word `at`: one bounds check, of its word (a VC past
+    /// the block's count would read a neighbouring field of the pool, never outside it).
+    #[inline(always)]
+    fn vc_entry(&self, at: usize, vc: usize) -> &u32 {
+        debug_assert!(vc < self.vcs);
+        let word: *const u64 = &self.words[at + vc / 2];
+        // SAFETY: a u64 holds two u32s (u64 is aligned for u32, and every bit pattern is a u32),
+        // in memory order as `per_vc` lays them out; the reference borrows `self.words`.
+        unsafe { &*word.cast::<u32>().add(vc % 2) }
+    }
+
+    #[inline(always)]
+    fn vc_entry_mut(&mut self, at: usize, vc: usize) -> &mut u32 {
+        debug_assert!(vc < self.vcs);
+        let word: *mut u64 = &mut self.words[at + vc / 2];
+        // SAFETY: as in `vc_entry`, borrowing `self.words` mutably.
+        unsafe { &mut *word.cast::<u32>().add(vc % 2) }
     }
 
     /// The `vcs` u32s packed from word `at`.
@@ -529,7 +548,7 @@ impl OutputPool {
         let at = self.at(block);
         self.words[at + self.requests_at + input / 64] &= !(1 << (input % 64));
         self.words[at + FREE_AT] = free_at;
-        self.per_vc_mut(at + self.turns_at)[vc] = next;
+        *self.vc_entry_mut(at + self.turns_at, vc) = next;
     }
 
     /// Whether any input asks for the output of `block`.

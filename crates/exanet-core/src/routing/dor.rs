@@ -110,6 +110,19 @@ impl DimensionOrder {
     }
 }
 
+impl DimensionOrder {
+    /// The hop in dimension `dim` from coordinate `c` toward `t` (c != t, radix `k`): the first
+    /// dimension whose coordinates differ, as the escape sub-network of adaptive routing finds
+    /// it in its own pass over the dimensions.
+    #[inline]
+    pub(super) fn hop(&self, q: &RouteQuery, dim: usize, k: u32, c: u32, t: u32) -> Candidate {
+        let up = self.goes_up(k, c, t);
+        let port = 2 * dim as u16 + u16::from(!up);
+        let class = self.class(q, dim, k, c, t, up);
+        Candidate::keep(port, self.class_masks[class], q.state)
+    }
+}
+
 impl RoutingFunction for DimensionOrder {
     fn minimal_routes(&self) -> bool {
         true
@@ -122,14 +135,10 @@ impl RoutingFunction for DimensionOrder {
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
         for (dim, axis) in self.torus.axes().iter().enumerate() {
             let (k, c, t) = (axis.radix, axis.coord(q.router), axis.coord(q.dst_router));
-            if c == t {
-                continue;
+            if c != t {
+                out.push(self.hop(q, dim, k, c, t));
+                return;
             }
-            let up = self.goes_up(k, c, t);
-            let port = 2 * dim as u16 + u16::from(!up);
-            let class = self.class(q, dim, k, c, t, up);
-            out.push(Candidate::keep(port, self.class_masks[class], q.state));
-            return;
         }
         out.push(Candidate::keep(
             q.dst_port,

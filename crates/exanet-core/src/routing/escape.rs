@@ -107,23 +107,27 @@ impl RoutingFunction for EscapeAdaptive {
     }
 
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
-        // The escape way first: selection keeps the first of equally free ways.
-        self.dor.route(q, out);
         if q.router == q.dst_router {
+            self.dor.route(q, out);
             return;
         }
-        let escape = out.as_slice()[0];
-        out.clear();
-        out.push(Candidate::keep(
-            escape.port,
-            escape.vc_mask | self.adaptive_vcs,
-            q.state,
-        ));
+        // The escape way first (selection keeps the first of equally free ways): dimension
+        // order's hop in the first dimension whose coordinates differ, found in the same pass.
+        let mut escape_port = None;
         for (dim, axis) in self.torus.axes().iter().enumerate() {
             let (k, c, t) = (axis.radix, axis.coord(q.router), axis.coord(q.dst_router));
             if c == t {
                 continue;
             }
+            let escape_port = *escape_port.get_or_insert_with(|| {
+                let escape = self.dor.hop(q, dim, k, c, t);
+                out.push(Candidate::keep(
+                    escape.port,
+                    escape.vc_mask | self.adaptive_vcs,
+                    q.state,
+                ));
+                escape.port
+            });
             let (up, down) = if self.torus.wraps() {
                 let offset = if t >= c { t - c } else { t + k - c };
                 (2 * offset <= k, 2 * offset >= k)
@@ -131,7 +135,7 @@ impl RoutingFunction for EscapeAdaptive {
                 (t > c, t < c)
             };
             for (minimal, port) in [(up, 2 * dim as u16), (down, 2 * dim as u16 + 1)] {
-                if minimal && port != escape.port {
+                if minimal && port != escape_port {
                     out.push(Candidate::keep(port, self.adaptive_vcs, q.state));
                 }
             }
