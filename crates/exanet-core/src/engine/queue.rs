@@ -340,30 +340,40 @@ impl<P: Copy> Scheduler<P> {
             self.current.sort_by_key(Entry::key);
             return;
         }
-        let (first, time) = (self.current_start, self.current[0].time);
-        let one_time = self.current.iter().all(|entry| entry.time == time);
         let bits = entries.next_power_of_two().trailing_zeros();
-        self.scatter(1 << bits, |entry| entry.bin(bits));
+        let one_time = self.scatter(1 << bits, |entry| entry.bin(bits));
         let mut start = 0;
         for &end in &self.bin_ends {
             let end = end as usize;
-            if end - start > 1 {
-                self.current[start..end].sort_by_key(|entry| entry.target_source);
+            match end - start {
+                0 | 1 => {}
+                // Most crowded bins hold two: one comparison, not a call of the library sort.
+                2 => {
+                    if self.current[start].target_source > self.current[start + 1].target_source {
+                        self.current.swap(start, start + 1);
+                    }
+                }
+                _ => self.current[start..end].sort_by_key(|entry| entry.target_source),
             }
             start = end;
         }
         if !one_time {
+            let first = self.current_start;
             self.scatter(1 << BUCKET_SHIFT, |entry| (entry.time - first) as usize);
         }
     }
 
-    /// Reorders `current` by `bin` (below `bins`), stably, leaving each bin's end in `bin_ends`.
-    fn scatter(&mut self, bins: usize, bin: impl Fn(&Entry<P>) -> usize) {
+    /// Reorders `current` by `bin` (below `bins`), stably, leaving each bin's end in `bin_ends`;
+    /// returns whether every entry has the first one's time (found in the counting pass).
+    fn scatter(&mut self, bins: usize, bin: impl Fn(&Entry<P>) -> usize) -> bool {
         let ends = &mut self.bin_ends;
         ends.clear();
         ends.resize(bins, 0);
+        let time = self.current[0].time;
+        let mut one_time = true;
         for entry in &self.current {
             ends[bin(entry)] += 1;
+            one_time &= entry.time == time;
         }
         // Each bin's start, then (after the scatter) its end.
         let mut start = 0;
@@ -378,6 +388,7 @@ impl<P: Copy> Scheduler<P> {
             *at += 1;
         }
         std::mem::swap(&mut self.current, &mut self.sorted);
+        one_time
     }
 
     /// Buckets from the current one to the next occupied one (the wheel is not empty).
