@@ -131,7 +131,7 @@ impl NicArrays {
                     .clone()
                     .map(|e| Nic {
                         queue: Default::default(),
-                        cut_bytes: 0,
+                        cut_packets: 0,
                         messages_started: 0,
                         free_at: 0,
                         wake_at: NEVER,

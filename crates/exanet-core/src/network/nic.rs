@@ -18,10 +18,15 @@ use crate::routing::NO_VIA;
 use crate::workload::{Action, Generation};
 
 impl Network {
-    /// Packets a message of `bytes` payload is cut into (a 0-byte message is one header).
+    /// Packets a message of `bytes` payload is cut into (a 0-byte message is one header); a
+    /// message within the MTU (every synthetic one) without a division.
     #[inline]
     pub(super) fn packets_of(&self, bytes: u64) -> u64 {
-        bytes.div_ceil(self.params.mtu_bytes).max(1)
+        if bytes <= self.params.mtu_bytes {
+            1
+        } else {
+            bytes.div_ceil(self.params.mtu_bytes)
+        }
     }
 
     /// Draws endpoint `e`'s message due at its `next_gen` and the time of the one after.
@@ -269,7 +274,8 @@ impl Network {
     fn head_packet_wire_bytes(&self, e: u32) -> u64 {
         let nic = &self.nics.state[e as usize];
         let head = nic.queue.front().expect("a message is queued");
-        (head.bytes - nic.cut_bytes).min(self.params.mtu_bytes) + self.params.header_bytes
+        let cut = u64::from(nic.cut_packets) * self.params.mtu_bytes;
+        (head.bytes - cut).min(self.params.mtu_bytes) + self.params.header_bytes
     }
 
     /// When NIC `e`'s injection cap and packet-rate limit let its next packet start (`now` if
@@ -426,7 +432,8 @@ impl Network {
             .queue
             .front()
             .expect("a message is queued");
-        let cut = self.nics.state[ei].cut_bytes;
+        let index = self.nics.state[ei].cut_packets;
+        let cut = u64::from(index) * self.params.mtu_bytes;
         let payload = (head.bytes - cut).min(self.params.mtu_bytes);
         let bytes = (payload + self.params.header_bytes) as u32;
         // A message class enters its own VCs (the lower ones when there is one class).
@@ -441,8 +448,6 @@ impl Network {
         };
         credits[class_vc] -= bytes;
         let vc = class_first_vc + class_vc;
-        let index = (cut / self.params.mtu_bytes) as u32;
-        let packets = self.packets_of(head.bytes) as u32;
         let ser = self.params.nic_link.serialization_ps(bytes);
         let tail_out = now + ser;
         let (dst_router, _) = self.attachment(head.dst);
@@ -474,14 +479,15 @@ impl Network {
         }
         let nic = &mut self.nics.state[ei];
         nic.free_at = tail_out;
-        if index + 1 == packets {
+        // The last packet: what is left of the message fits (one header for a 0-byte one).
+        if head.bytes - cut <= self.params.mtu_bytes {
             nic.queue.pop_front();
-            nic.cut_bytes = 0;
+            nic.cut_packets = 0;
             if head.hosted {
                 self.part_sent(now, e, head.message, tail_out, sched);
             }
         } else {
-            nic.cut_bytes += payload;
+            nic.cut_packets += 1;
         }
         self.stats.injected += 1;
         self.stats.packet_hops += 1;
@@ -557,7 +563,7 @@ impl Network {
                 .iter()
                 .map(|m| self.packets_of(m.bytes))
                 .sum::<u64>()
-                - nic.cut_bytes / self.params.mtu_bytes;
+                - u64::from(nic.cut_packets);
             while self.nics.state[ei].next_gen < end {
                 let due = self.nics.state[ei].next_gen;
                 let source = self

@@ -317,8 +317,9 @@ pub(super) struct Nic {
     /// Messages waiting to be injected (a synthetic source holds at most one: it is drawn
     /// lazily); the head one may be partly cut into packets.
     pub queue: MessageQueue,
-    /// Payload bytes of the head message already sent as packets.
-    pub cut_bytes: u64,
+    /// Packets of the head message already sent (each of a full MTU, the last excepted): a
+    /// count, not bytes, so that cutting a packet multiplies where it divided.
+    pub cut_packets: u32,
     /// Multi-packet messages queued by this node (kept at its first port): the last one's
     /// number names its packets for reassembly at the destination.
     pub messages_started: u32,
