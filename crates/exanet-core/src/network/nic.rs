@@ -440,10 +440,14 @@ impl Network {
         let class_first_vc = usize::from(head.class) * self.params.response_vc_offset;
         let first = ei * self.params.vcs + class_first_vc;
         let credits = &mut self.nics.credits[first..first + self.params.injection_vcs];
-        let Some(class_vc) = (0..self.params.injection_vcs)
-            .filter(|&v| credits[v] >= bytes)
-            .max_by_key(|&v| (credits[v], std::cmp::Reverse(v)))
-        else {
+        // The VC with the most credits of those the packet fits in, the lowest on ties.
+        let mut chosen: Option<usize> = None;
+        for (v, &credit) in credits.iter().enumerate() {
+            if credit >= bytes && chosen.is_none_or(|c| credit > credits[c]) {
+                chosen = Some(v);
+            }
+        }
+        let Some(class_vc) = chosen else {
             return;
         };
         credits[class_vc] -= bytes;
