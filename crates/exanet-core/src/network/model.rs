@@ -447,6 +447,10 @@ pub(super) struct Params {
     pub(super) global_view: bool,
     /// Every route the routing takes is minimal (`RoutingFunction::minimal_routes`).
     pub(super) minimal_routes: bool,
+    /// Every message is one packet (synthetic sources whose messages fit in the MTU): a
+    /// message's latency is its packet's, so the message latencies are the packet latencies,
+    /// not recorded a second time.
+    pub(super) messages_are_packets: bool,
     /// Under bubble flow control, the escape VC and the room a packet entering its ring must
     /// leave (the largest packet).
     pub(super) bubble: Option<(u8, u32)>,
@@ -641,6 +645,10 @@ impl Network {
                 threshold_bytes,
                 global_view: routing_global_view,
                 minimal_routes: routing.minimal_routes(),
+                messages_are_packets: host.is_none()
+                    && synthetic
+                        .as_ref()
+                        .is_some_and(|s| s.largest_message_bytes() <= config.nic.mtu_bytes),
                 bubble: routing_bubble_vc.map(|vc| (vc, largest_packet)),
             },
             config: Arc::new(config.clone()),

@@ -683,7 +683,7 @@ impl Network {
             } else {
                 source.record(latency);
             }
-            if message_done {
+            if message_done && !self.params.messages_are_packets {
                 self.stats.message_latency.record(latency);
             }
         }

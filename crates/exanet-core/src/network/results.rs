@@ -200,7 +200,11 @@ impl Network {
                 "message_latency_ns_p90",
                 "message_latency_ns_p99",
                 "message_latency_ns_max",
-                &s.message_latency,
+                if self.params.messages_are_packets {
+                    &s.latency
+                } else {
+                    &s.message_latency
+                },
             ),
         ];
         for (mean, min, p50, p90, p99, max, stats) in latency_entries {

@@ -299,6 +299,11 @@ impl Synthetic {
         self.sizes[k]
     }
 
+    /// The largest payload a message may have.
+    pub fn largest_message_bytes(&self) -> u64 {
+        self.sizes.iter().copied().max().unwrap_or(0)
+    }
+
     pub fn packet_wire_bytes(&self) -> &[u32] {
         &self.packet_wire_bytes
     }
