@@ -311,7 +311,13 @@ impl Network {
         let ei = e as usize;
         if self.params.node_ports > 1 {
             self.draw_for_node(now, e, false, sched);
-        } else if self.nics.state[ei].queue.is_empty() && self.nics.state[ei].next_gen <= now {
+        } else if self.nics.state[ei].queue.is_empty() {
+            if self.nics.state[ei].next_gen > now {
+                // Nothing to send (a credit came back, a packet arrived): only the wake-up for
+                // the next message.
+                self.wake_nic(now, e, self.idle_wake(ei), sched);
+                return;
+            }
             self.materialize(now, e);
         }
         let nic = &self.nics.state[ei];
@@ -348,10 +354,22 @@ impl Network {
                 }
             }
             // A node with several ports wakes for its source in `draw_for_node`.
-            None if nic.next_gen == NEVER || self.params.node_ports > 1 => NEVER,
-            None => nic.next_gen.max(nic.free_at),
+            None if self.params.node_ports > 1 => NEVER,
+            None => self.idle_wake(ei),
         };
         self.wake_nic(now, e, wake, sched);
+    }
+
+    /// When one-port NIC `ei` with no message queued wakes: when its next message is due and
+    /// its link is free (never, if no message is to come).
+    #[inline]
+    fn idle_wake(&self, ei: usize) -> Time {
+        let nic = &self.nics.state[ei];
+        if nic.next_gen == NEVER {
+            NEVER
+        } else {
+            nic.next_gen.max(nic.free_at)
+        }
     }
 
     /// Makes sure NIC port `e` wakes at `at` (NEVER: no need), unless a wake no later than
