@@ -164,6 +164,16 @@ pub(super) struct InputVc {
 /// Block of a port that holds no packet.
 pub(super) const NO_BLOCK: u32 = u32::MAX;
 
+/// The name of a pool's block that starts at entry `first` of the pool: the entry itself, so
+/// that reaching a block's field adds to its name and multiplies nothing. A pool holds the
+/// ports in use of one worker, far fewer than 2^32 entries (32 GiB of output words).
+fn block_name(first: usize) -> u32 {
+    u32::try_from(first)
+        .ok()
+        .filter(|&name| name != NO_BLOCK)
+        .expect("a pool of fewer than 2^32 entries")
+}
+
 /// The input VCs of the router ports that hold packets: a block of one entry per VC for each
 /// such port, taken when its first packet arrives and given back when its last one leaves. An
 /// empty VC has no state worth keeping, so a network under light load keeps a few blocks instead
@@ -185,13 +195,13 @@ impl InputPool {
         }
     }
 
-    /// A block of empty VCs.
+    /// A block of empty VCs, named by its first slot (an access adds, never multiplies).
     #[inline]
     pub fn take(&mut self) -> u32 {
         match self.free.pop() {
             Some(block) => block,
             None => {
-                let block = (self.slots.len() / self.vcs) as u32;
+                let block = block_name(self.slots.len());
                 let capacity = self.slots.capacity();
                 self.slots
                     .extend(std::iter::repeat_n(InputVc::default(), self.vcs));
@@ -215,18 +225,18 @@ impl InputPool {
 
     #[inline]
     pub fn vcs(&self, block: u32) -> &[InputVc] {
-        let at = block as usize * self.vcs;
+        let at = block as usize;
         &self.slots[at..at + self.vcs]
     }
 
     #[inline]
     pub fn vc(&self, block: u32, vc: usize) -> &InputVc {
-        &self.slots[block as usize * self.vcs + vc]
+        &self.slots[block as usize + vc]
     }
 
     #[inline]
     pub fn vc_mut(&mut self, block: u32, vc: usize) -> &mut InputVc {
-        &mut self.slots[block as usize * self.vcs + vc]
+        &mut self.slots[block as usize + vc]
     }
 }
 
@@ -379,7 +389,7 @@ pub(super) struct OutputPool {
     stride: usize,
     credit_words: usize,
     /// Where a block's round-robin pointers and requests start: fixed for the run, so that an
-    /// access is one multiplication, one addition and one bounds check.
+    /// access (a block is named by its first word) is one addition and one bounds check.
     turns_at: usize,
     requests_at: usize,
     request_words: usize,
@@ -408,9 +418,10 @@ impl OutputPool {
         }
     }
 
+    /// A block's first word: its name.
     #[inline(always)]
     fn at(&self, block: u32) -> usize {
-        block as usize * self.stride
+        block as usize
     }
 
     /// A block in the starting state: link free, no wake-up, `full` credits on every VC, every
@@ -421,7 +432,7 @@ impl OutputPool {
             // A block comes back only without requests.
             Some(block) => block,
             None => {
-                let block = (self.words.len() / self.stride) as u32;
+                let block = block_name(self.words.len());
                 self.words.resize(self.words.len() + self.stride, 0);
                 block
             }
