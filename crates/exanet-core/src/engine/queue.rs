@@ -140,8 +140,10 @@ pub struct Scheduler<P: Copy> {
     /// The bucket being consumed, in key order from `cursor` on.
     current: Vec<Entry<P>>,
     cursor: usize,
-    /// Scratch of `sort_current`: its bins' bounds, and the entries in bin order.
+    /// Scratch of `sort_current`: its bins' bounds, the bins of several entries, and the
+    /// entries in bin order.
     bin_ends: Vec<u32>,
+    crowded: Vec<u32>,
     sorted: Vec<Entry<P>>,
     /// Start time of the current bucket; every wheel event lies in [start, start + horizon).
     current_start: Time,
@@ -185,6 +187,7 @@ impl<P: Copy> Scheduler<P> {
             current: Vec::new(),
             cursor: 0,
             bin_ends: Vec::new(),
+            crowded: Vec::new(),
             sorted: Vec::new(),
             current_start: 0,
             bucket_first: vec![NO_CHUNK; BUCKETS],
@@ -342,20 +345,23 @@ impl<P: Copy> Scheduler<P> {
         }
         let bits = entries.next_power_of_two().trailing_zeros();
         let one_time = self.scatter(1 << bits, |entry| entry.bin(bits));
-        let mut start = 0;
-        for &end in &self.bin_ends {
-            let end = end as usize;
-            match end - start {
-                0 | 1 => {}
+        // Only the bins of several entries need ordering (the bins outnumber the entries).
+        for &bin in &self.crowded {
+            let bin = bin as usize;
+            let end = self.bin_ends[bin] as usize;
+            let start = if bin == 0 {
+                0
+            } else {
+                self.bin_ends[bin - 1] as usize
+            };
+            if end - start == 2 {
                 // Most crowded bins hold two: one comparison, not a call of the library sort.
-                2 => {
-                    if self.current[start].target_source > self.current[start + 1].target_source {
-                        self.current.swap(start, start + 1);
-                    }
+                if self.current[start].target_source > self.current[start + 1].target_source {
+                    self.current.swap(start, start + 1);
                 }
-                _ => self.current[start..end].sort_by_key(|entry| entry.target_source),
+            } else {
+                self.current[start..end].sort_by_key(|entry| entry.target_source);
             }
-            start = end;
         }
         if !one_time {
             let first = self.current_start;
@@ -363,16 +369,21 @@ impl<P: Copy> Scheduler<P> {
         }
     }
 
-    /// Reorders `current` by `bin` (below `bins`), stably, leaving each bin's end in `bin_ends`;
-    /// returns whether every entry has the first one's time (found in the counting pass).
+    /// Reorders `current` by `bin` (below `bins`), stably, leaving each bin's end in `bin_ends`
+    /// and the bins of several entries in `crowded`; returns whether every entry has the first one's time (found in the counting pass).
     fn scatter(&mut self, bins: usize, bin: impl Fn(&Entry<P>) -> usize) -> bool {
         let ends = &mut self.bin_ends;
         ends.clear();
         ends.resize(bins, 0);
         let time = self.current[0].time;
         let mut one_time = true;
+        self.crowded.clear();
         for entry in &self.current {
-            ends[bin(entry)] += 1;
+            let b = bin(entry);
+            ends[b] += 1;
+            if ends[b] == 2 {
+                self.crowded.push(b as u32);
+            }
             one_time &= entry.time == time;
         }
         // Each bin's start, then (after the scatter) its end.
