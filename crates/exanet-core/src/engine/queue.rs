@@ -91,27 +91,10 @@ fn unspread(spread: u32) -> EntityId {
 /// Buckets of fewer entries are sorted by comparison alone.
 const COUNTING_SORT_MIN: usize = 16;
 
-/// The chunks of a bucket's chain from chunk `first` (NO_CHUNK: none) in order, each with its
-/// range of slots: whole chunks up to the last, which ends at the bucket's `tail`.
-fn chunk_chain(
-    first: u32,
-    tail: u32,
-    chunk_next: &[u32],
-) -> impl Iterator<Item = (u32, std::ops::Range<usize>)> + '_ {
-    let mut chunk = first;
-    std::iter::from_fn(move || {
-        (chunk != NO_CHUNK).then(|| {
-            let this = chunk;
-            let start = this as usize * CHUNK;
-            chunk = chunk_next[this as usize];
-            let end = if chunk == NO_CHUNK {
-                tail as usize
-            } else {
-                start + CHUNK
-            };
-            (this, start..end)
-        })
-    })
+/// A piece of a bucket: up to CHUNK entries in insertion order, and the next piece.
+struct Chunk<P> {
+    entries: Vec<Entry<P>>,
+    next: u32,
 }
 
 /// An event beyond the horizon; `order` (insertion order) keeps equal keys first-in-first-out.
@@ -165,15 +148,9 @@ pub struct Scheduler<P: Copy> {
     /// Start time of the current bucket; every wheel event lies in [start, start + horizon).
     current_start: Time,
     /// First and last chunk of each bucket's chain.
-    /// First chunk of each bucket's chain, and the slot its next entry takes (0: the bucket is
-    /// empty; a multiple of CHUNK: its last chunk is full). Chunk c holds slots
-    /// c * CHUNK..(c + 1) * CHUNK of `slots`, in insertion order, and is followed by
-    /// `chunk_next[c]`: a push is one store into a flat array, not a push onto a chunk's own
-    /// vector.
     bucket_first: Vec<u32>,
-    bucket_tail: Vec<u32>,
-    slots: Vec<Entry<P>>,
-    chunk_next: Vec<u32>,
+    bucket_last: Vec<u32>,
+    chunks: Vec<Chunk<P>>,
     free_chunks: Vec<u32>,
     /// One bit per non-empty bucket.
     occupied: Vec<u64>,
@@ -214,9 +191,8 @@ impl<P: Copy> Scheduler<P> {
             sorted: Vec::new(),
             current_start: 0,
             bucket_first: vec![NO_CHUNK; BUCKETS],
-            bucket_tail: vec![0; BUCKETS],
-            slots: Vec::new(),
-            chunk_next: Vec::new(),
+            bucket_last: vec![NO_CHUNK; BUCKETS],
+            chunks: Vec::new(),
             free_chunks: Vec::new(),
             occupied: vec![0; BUCKETS / 64],
             in_wheel: 0,
@@ -268,12 +244,10 @@ impl<P: Copy> Scheduler<P> {
     #[inline(always)]
     fn push_bucket(&mut self, entry: Entry<P>) {
         let b = bucket_of(entry.time);
-        let tail = self.bucket_tail[b] as usize;
-        if tail % CHUNK != 0 {
-            self.slots[tail] = entry;
-            self.bucket_tail[b] += 1;
-        } else {
-            self.push_new_chunk(b, entry);
+        let last = self.bucket_last[b];
+        match self.chunks.get_mut(last as usize) {
+            Some(chunk) if chunk.entries.len() < CHUNK => chunk.entries.push(entry),
+            _ => self.push_new_chunk(b, entry),
         }
         self.in_wheel += 1;
     }
@@ -281,27 +255,32 @@ impl<P: Copy> Scheduler<P> {
     /// Starts a chunk for bucket `b` (marking it occupied if it was empty) with `entry`.
     #[inline(never)]
     fn push_new_chunk(&mut self, b: usize, entry: Entry<P>) {
-        let fresh = match self.free_chunks.pop() {
-            Some(c) => c,
-            None => {
-                // New slots hold copies of the entry until entries are written there.
-                self.slots.extend(std::iter::repeat_n(entry, CHUNK));
-                self.chunk_next.push(NO_CHUNK);
-                (self.chunk_next.len() - 1) as u32
-            }
-        };
-        self.chunk_next[fresh as usize] = NO_CHUNK;
-        let tail = self.bucket_tail[b] as usize;
-        if tail == 0 {
+        let last = self.bucket_last[b];
+        let fresh = self.new_chunk();
+        if last == NO_CHUNK {
             self.bucket_first[b] = fresh;
             self.occupied[b / 64] |= 1 << (b % 64);
         } else {
-            // The full last chunk ends at the tail.
-            self.chunk_next[tail / CHUNK - 1] = fresh;
+            self.chunks[last as usize].next = fresh;
         }
-        let first = fresh as usize * CHUNK;
-        self.slots[first] = entry;
-        self.bucket_tail[b] = (first + 1) as u32;
+        self.bucket_last[b] = fresh;
+        self.chunks[fresh as usize].entries.push(entry);
+    }
+
+    fn new_chunk(&mut self) -> u32 {
+        match self.free_chunks.pop() {
+            Some(c) => {
+                self.chunks[c as usize].next = NO_CHUNK;
+                c
+            }
+            None => {
+                self.chunks.push(Chunk {
+                    entries: Vec::with_capacity(CHUNK),
+                    next: NO_CHUNK,
+                });
+                (self.chunks.len() - 1) as u32
+            }
+        }
     }
 
     /// Moves bucket `b`'s entries, in insertion order, into `current`.
@@ -309,13 +288,15 @@ impl<P: Copy> Scheduler<P> {
         self.events_before_current += self.cursor as u64;
         self.current.clear();
         self.cursor = 0;
-        let chain = chunk_chain(self.bucket_first[b], self.bucket_tail[b], &self.chunk_next);
-        for (chunk, slots) in chain {
-            self.current.extend_from_slice(&self.slots[slots]);
+        let mut chunk = self.bucket_first[b];
+        while chunk != NO_CHUNK {
+            let piece = &mut self.chunks[chunk as usize];
+            self.current.append(&mut piece.entries);
             self.free_chunks.push(chunk);
+            chunk = piece.next;
         }
         self.bucket_first[b] = NO_CHUNK;
-        self.bucket_tail[b] = 0;
+        self.bucket_last[b] = NO_CHUNK;
         self.in_wheel -= self.current.len();
     }
 
@@ -462,10 +443,15 @@ impl<P: Copy> Scheduler<P> {
             return self.overflow.peek().map(|later| later.entry.time);
         }
         let b = bucket_of(self.current_start + (self.bucket_distance() << BUCKET_SHIFT));
-        chunk_chain(self.bucket_first[b], self.bucket_tail[b], &self.chunk_next)
-            .flat_map(|(_, slots)| &self.slots[slots])
-            .map(|entry| entry.time)
-            .min()
+        let mut earliest = None;
+        let mut chunk = self.bucket_first[b];
+        while chunk != NO_CHUNK {
+            let piece = &self.chunks[chunk as usize];
+            let first = piece.entries.iter().map(|e| e.time).min();
+            earliest = earliest.into_iter().chain(first).min();
+            chunk = piece.next;
+        }
+        earliest
     }
 
     /// Delivers every event of the earliest (time, target) pair, then settles that target.
