@@ -370,7 +370,8 @@ impl<P: Copy> Scheduler<P> {
     }
 
     /// Reorders `current` by `bin` (below `bins`), stably, leaving each bin's end in `bin_ends`
-    /// and the bins of several entries in `crowded`; returns whether every entry has the first one's time (found in the counting pass).
+    /// and the bins of several entries in `crowded`; returns whether every entry has the first
+    /// one's time (found in the counting pass).
     fn scatter(&mut self, bins: usize, bin: impl Fn(&Entry<P>) -> usize) -> bool {
         let ends = &mut self.bin_ends;
         ends.clear();
