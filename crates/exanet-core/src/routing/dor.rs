@@ -80,15 +80,21 @@ impl DimensionOrder {
     }
 
     /// The class of a hop in `dim` from coordinate `c` toward `t` (c != t).
+    ///
+    /// The conditions are combined without short-circuits, here and in [`Self::goes_up`] and
+    /// [`RoutingFunction::route`]: they depend on the packets' random destinations, so a branch
+    /// for each is mispredicted about as often as it is taken, and a few more instructions cost
+    /// less (BENCHMARKS.md, issue 25).
+    #[inline(always)]
     fn class(&self, q: &RouteQuery, dim: usize, k: u32, c: u32, t: u32, up: bool) -> usize {
         match self.vc_rule {
             VcRule::Dateline => {
-                let crosses_dateline = self.torus.wraps() && if up { c == k - 1 } else { c == 0 };
-                let same_dimension = !q.injected && q.in_port / 2 == dim as u16;
-                let was_class1 = same_dimension
-                    && self.class_masks[1] & (1 << q.in_vc) != 0
-                    && self.class_masks[0] & (1 << q.in_vc) == 0;
-                usize::from(crosses_dateline || was_class1)
+                let dateline = if up { k - 1 } else { 0 };
+                let crosses_dateline = self.torus.wraps() & (c == dateline);
+                let same_dimension = !q.injected & (q.in_port / 2 == dim as u16);
+                let in_class1_only =
+                    (self.class_masks[1] & !self.class_masks[0]) >> q.in_vc & 1 != 0;
+                usize::from(crosses_dateline | (same_dimension & in_class1_only))
             }
             VcRule::DigitCompare => usize::from(t > c),
         }
@@ -97,16 +103,13 @@ impl DimensionOrder {
     /// The output direction in `dim` from coordinate `c` to `t` (c != t): true for up.
     /// On a ring, ties (offset exactly k/2) go up from even coordinates and down from odd
     /// ones, which keeps both directions equally loaded under uniform traffic.
+    #[inline(always)]
     fn goes_up(&self, k: u32, c: u32, t: u32) -> bool {
         if !self.torus.wraps() {
             return t > c;
         }
         let offset = if t >= c { t - c } else { t + k - c };
-        match (2 * offset).cmp(&k) {
-            std::cmp::Ordering::Less => true,
-            std::cmp::Ordering::Greater => false,
-            std::cmp::Ordering::Equal => c % 2 == 0,
-        }
+        (2 * offset < k) | ((2 * offset == k) & (c % 2 == 0))
     }
 }
 
@@ -133,18 +136,27 @@ impl RoutingFunction for DimensionOrder {
     }
 
     fn route(&self, q: &RouteQuery, out: &mut Candidates) {
-        for (dim, axis) in self.torus.axes().iter().enumerate() {
-            let (k, c, t) = (axis.radix, axis.coord(q.router), axis.coord(q.dst_router));
-            if c != t {
-                out.push(self.hop(q, dim, k, c, t));
-                return;
-            }
+        if q.router == q.dst_router {
+            out.push(Candidate::keep(
+                q.dst_port,
+                self.class_masks[0] | self.class_masks[1],
+                q.state,
+            ));
+            return;
         }
-        out.push(Candidate::keep(
-            q.dst_port,
-            self.class_masks[0] | self.class_masks[1],
-            q.state,
-        ));
+        // Every dimension is read, last to first, and the coordinates that differ replace the
+        // ones kept, so the first dimension that differs is found without leaving the loop at
+        // it.
+        let (mut hop_dim, mut c, mut t) = (0, 0, 0);
+        for (dim, axis) in self.torus.axes().iter().enumerate().rev() {
+            let (here, there) = (axis.coord(q.router), axis.coord(q.dst_router));
+            let differ = here != there;
+            hop_dim = if differ { dim } else { hop_dim };
+            c = if differ { here } else { c };
+            t = if differ { there } else { t };
+        }
+        let k = self.torus.axes()[hop_dim].radix;
+        out.push(self.hop(q, hop_dim, k, c, t));
     }
 }
 
