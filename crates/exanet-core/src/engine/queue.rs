@@ -142,7 +142,7 @@ pub struct Scheduler<P: Copy> {
     cursor: usize,
     /// Scratch of `sort_current`: its bins' bounds, the bins of several entries, and the
     /// entries in bin order.
-    bin_ends: Vec<u32>,
+    bin_starts: Vec<u32>,
     crowded: Vec<u32>,
     sorted: Vec<Entry<P>>,
     /// Start time of the current bucket; every wheel event lies in [start, start + horizon).
@@ -186,7 +186,7 @@ impl<P: Copy> Scheduler<P> {
         Scheduler {
             current: Vec::new(),
             cursor: 0,
-            bin_ends: Vec::new(),
+            bin_starts: Vec::new(),
             crowded: Vec::new(),
             sorted: Vec::new(),
             current_start: 0,
@@ -344,21 +344,24 @@ impl<P: Copy> Scheduler<P> {
             return;
         }
         let bits = entries.next_power_of_two().trailing_zeros();
-        let one_time = self.scatter(1 << bits, |entry| entry.bin(bits));
+        let (one_time, crowded) = self.scatter(1 << bits, |entry| entry.bin(bits));
         // Only the bins of several entries need ordering (the bins outnumber the entries).
-        for &bin in &self.crowded {
+        for &bin in &self.crowded[..crowded] {
             let bin = bin as usize;
-            let end = self.bin_ends[bin] as usize;
-            let start = if bin == 0 {
-                0
-            } else {
-                self.bin_ends[bin - 1] as usize
-            };
+            let (start, end) = (
+                self.bin_starts[bin] as usize,
+                self.bin_starts[bin + 1] as usize,
+            );
             if end - start == 2 {
-                // Most crowded bins hold two: one comparison, not a call of the library sort.
-                if self.current[start].target_source > self.current[start + 1].target_source {
-                    self.current.swap(start, start + 1);
-                }
+                // Most crowded bins hold two: one comparison, not a call of the library sort,
+                // and the pair is read in its order rather than swapped under a branch (the
+                // comparison goes either way as often).
+                let later = usize::from(
+                    self.current[start].target_source > self.current[start + 1].target_source,
+                );
+                let (first, second) =
+                    (self.current[start + later], self.current[start + 1 - later]);
+                (self.current[start], self.current[start + 1]) = (first, second);
             } else {
                 self.current[start..end].sort_by_key(|entry| entry.target_source);
             }
@@ -369,38 +372,44 @@ impl<P: Copy> Scheduler<P> {
         }
     }
 
-    /// Reorders `current` by `bin` (below `bins`), stably, leaving each bin's end in `bin_ends`
-    /// and the bins of several entries in `crowded`; returns whether every entry has the first
-    /// one's time (found in the counting pass).
-    fn scatter(&mut self, bins: usize, bin: impl Fn(&Entry<P>) -> usize) -> bool {
-        let ends = &mut self.bin_ends;
-        ends.clear();
-        ends.resize(bins, 0);
+    /// Reorders `current` by `bin` (below `bins`), stably, leaving bin b's entries at
+    /// `bin_starts[b]..bin_starts[b + 1]` and the bins of several entries at the head of
+    /// `crowded`; returns whether every entry has the first one's time and how many bins are
+    /// crowded (both found in the counting pass). A bin's second entry is noted without a
+    /// branch: the slot is written every time and kept when the count reaches two.
+    fn scatter(&mut self, bins: usize, bin: impl Fn(&Entry<P>) -> usize) -> (bool, usize) {
+        let entries = self.current.len();
+        // Bin b is counted at b + 2, so that the sums below leave its start at b + 1, and the
+        // scatter moves that to its end, which is bin b + 1's start: bin 0 starts at 0.
+        let starts = &mut self.bin_starts;
+        starts.clear();
+        starts.resize(bins + 2, 0);
+        if self.crowded.len() < entries {
+            self.crowded.resize(entries, 0);
+        }
         let time = self.current[0].time;
         let mut one_time = true;
-        self.crowded.clear();
+        let mut crowded = 0;
         for entry in &self.current {
             let b = bin(entry);
-            ends[b] += 1;
-            if ends[b] == 2 {
-                self.crowded.push(b as u32);
-            }
+            starts[b + 2] += 1;
+            self.crowded[crowded] = b as u32;
+            crowded += usize::from(starts[b + 2] == 2);
             one_time &= entry.time == time;
         }
-        // Each bin's start, then (after the scatter) its end.
         let mut start = 0;
-        for end in ends.iter_mut() {
-            (*end, start) = (start, start + *end);
+        for at in 1..=bins {
+            (starts[at], start) = (start, start + starts[at + 1]);
         }
         // Every slot is overwritten: only a bucket longer than the last one needs new slots.
-        self.sorted.resize(self.current.len(), self.current[0]);
+        self.sorted.resize(entries, self.current[0]);
         for entry in &self.current {
-            let at = &mut ends[bin(entry)];
+            let at = &mut starts[bin(entry) + 1];
             self.sorted[*at as usize] = *entry;
             *at += 1;
         }
         std::mem::swap(&mut self.current, &mut self.sorted);
-        one_time
+        (one_time, crowded)
     }
 
     /// Buckets from the current one to the next occupied one (the wheel is not empty).
