@@ -240,9 +240,8 @@ impl Network {
     /// of the largest packet on the slowest link): the scale of the automatic deadlock timeout.
     fn largest_hop_ps(&self) -> Time {
         let largest_packet = self.config.nic.mtu_bytes + self.config.nic.header_bytes;
-        self.class_links
-            .iter()
-            .chain(std::iter::once(&self.params.nic_link))
+        self.links
+            .all()
             .map(|l| l.latency_ps + serialization_ps(largest_packet, l.bytes_per_s))
             .max()
             .unwrap_or(0)
@@ -522,7 +521,9 @@ impl Network {
         }
         // From the topology, not the routers' state: a process holds only its own.
         let cut = parallel::report(self.topology.as_ref(), &split, |r, p| {
-            self.class_links[usize::from(self.topology.link_class(r, p))].latency_ps
+            self.links
+                .of(self.topology.link_class(r, p) as u8)
+                .latency_ps
         });
         // The end-to-end acknowledgement of the injection throttle also crosses parts.
         let ack = (self.params.max_outstanding != 0).then_some(self.params.nic_link.latency_ps);

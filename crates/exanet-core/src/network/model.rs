@@ -12,8 +12,8 @@ use super::parallel::Remote;
 use super::rate::{PacketRate, RateWindow};
 use super::record::Recorder;
 use super::state::{
-    BurstClock, EndpointCounters, InputPool, Nic, NicLimits, OutputPool, PortLink, RouterPort,
-    SourceLatency, Stats, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK,
+    BurstClock, EndpointCounters, InputPool, Nic, NicLimits, OutputPool, PortLink, PortLinks,
+    RouterPort, SourceLatency, Stats, NEVER, NIC_CLASS, NO_BLOCK, NO_LINK,
 };
 use rustc_hash::FxHashMap;
 
@@ -475,8 +475,8 @@ pub struct Network {
     pub(super) host: Option<Box<dyn Host>>,
     /// Scratch: what the host asked for.
     pub(super) actions: Vec<Action>,
-    /// The link parameters of each link class.
-    pub(super) class_links: Vec<PortLink>,
+    /// The link parameters of each link class, and the NIC link's.
+    pub(super) links: PortLinks,
     /// Every endpoint's (router, port), on small networks (see `arrays::attachment_table`).
     pub(super) attachments: Arc<[(u32, u16)]>,
     /// The state of the routers and NICs this network holds (the workers of a parallel run
@@ -660,7 +660,7 @@ impl Network {
             host,
             actions: Vec::new(),
             recorder,
-            class_links,
+            links: PortLinks::new(&class_links, nic_link),
             attachments: attachment_table(topology.as_ref()),
             routers: RouterArrays::default(),
             nics: NicArrays::default(),
@@ -755,10 +755,7 @@ impl Network {
     /// The link leaving (router, port): its class's parameters, or the NIC link's.
     #[inline]
     pub(super) fn port_link(&self, port_index: usize) -> &PortLink {
-        match self.routers.port_class[port_index] {
-            NIC_CLASS => &self.params.nic_link,
-            class => &self.class_links[usize::from(class)],
-        }
+        self.links.of(self.routers.port_class[port_index])
     }
 
     /// The router endpoint `endpoint` hangs on, and its port there: from the table where the

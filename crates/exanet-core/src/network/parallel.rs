@@ -228,7 +228,7 @@ impl Network {
             // SAFETY: as for the network's arrays; hosts go with their endpoints' NICs.
             host: self.host.as_ref().map(|h| h.worker(me, parts)),
             actions: Vec::new(),
-            class_links: self.class_links.clone(),
+            links: self.links.clone(),
             attachments: Arc::clone(&self.attachments),
             routers: self.routers.view(),
             nics: self.nics.view(),

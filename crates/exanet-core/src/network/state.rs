@@ -76,6 +76,46 @@ impl PortLink {
     }
 }
 
+/// The outgoing links of every port class, NIC links among them, in a table indexed by the
+/// class code itself: a hop reads its link with one load, not a branch on whether the port
+/// leads to a NIC (taken as often as not on a router's way to the ejection port).
+#[derive(Debug, Clone)]
+pub(super) struct PortLinks {
+    by_code: Box<[PortLink; 256]>,
+    classes: usize,
+}
+
+impl PortLinks {
+    /// The links of the topology's classes (codes from 0) and the NIC link (`NIC_CLASS`).
+    pub fn new(classes: &[PortLink], nic: PortLink) -> Self {
+        assert!(
+            classes.len() < usize::from(NO_LINK),
+            "a topology has fewer link classes than the codes of unconnected and NIC ports"
+        );
+        // Codes of no class (unconnected ports among them) are never read for a packet.
+        let mut by_code = Box::new([PortLink::new(0, 1, &[]); 256]);
+        by_code[..classes.len()].copy_from_slice(classes);
+        by_code[usize::from(NIC_CLASS)] = nic;
+        PortLinks {
+            by_code,
+            classes: classes.len(),
+        }
+    }
+
+    /// The link of ports with class code `code`.
+    #[inline(always)]
+    pub fn of(&self, code: u8) -> &PortLink {
+        &self.by_code[usize::from(code)]
+    }
+
+    /// The links of the topology's classes and the NIC link.
+    pub fn all(&self) -> impl Iterator<Item = &PortLink> {
+        self.by_code[..self.classes]
+            .iter()
+            .chain(std::iter::once(self.of(NIC_CLASS)))
+    }
+}
+
 /// Counters per endpoint, over the measurement window.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub(super) struct EndpointCounters {
@@ -673,6 +713,22 @@ impl Stats {
 #[cfg(test)]
 mod pool_tests {
     use super::*;
+
+    #[test]
+    fn a_port_reads_its_link_by_its_class_code_and_nic_ports_read_the_nic_link() {
+        let (local, global) = (PortLink::new(10, 100, &[]), PortLink::new(20, 200, &[]));
+        let nic = PortLink::new(30, 300, &[]);
+        let links = PortLinks::new(&[local, global], nic);
+        let latencies = |codes: &[u8]| {
+            codes
+                .iter()
+                .map(|&c| links.of(c).latency_ps)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(latencies(&[0, 1, NIC_CLASS]), [10, 20, 30]);
+        let all: Vec<_> = links.all().map(|l| (l.latency_ps, l.bytes_per_s)).collect();
+        assert_eq!(all, [(10, 100), (20, 200), (30, 300)]);
+    }
 
     #[test]
     fn an_output_block_is_reused_in_its_starting_state_for_an_output_of_any_kind() {
