@@ -142,7 +142,7 @@ pub struct Scheduler<P: Copy> {
     cursor: usize,
     /// Scratch of `sort_current`: its bins' bounds, the bins of several entries, and the
     /// entries in bin order.
-    bin_starts: Vec<u32>,
+    bin_ends: Vec<u32>,
     crowded: Vec<u32>,
     sorted: Vec<Entry<P>>,
     /// Start time of the current bucket; every wheel event lies in [start, start + horizon).
@@ -186,7 +186,7 @@ impl<P: Copy> Scheduler<P> {
         Scheduler {
             current: Vec::new(),
             cursor: 0,
-            bin_starts: Vec::new(),
+            bin_ends: Vec::new(),
             crowded: Vec::new(),
             sorted: Vec::new(),
             current_start: 0,
@@ -348,10 +348,12 @@ impl<P: Copy> Scheduler<P> {
         // Only the bins of several entries need ordering (the bins outnumber the entries).
         for &bin in &self.crowded[..crowded] {
             let bin = bin as usize;
-            let (start, end) = (
-                self.bin_starts[bin] as usize,
-                self.bin_starts[bin + 1] as usize,
-            );
+            let end = self.bin_ends[bin] as usize;
+            let start = if bin == 0 {
+                0
+            } else {
+                self.bin_ends[bin - 1] as usize
+            };
             if end - start == 2 {
                 // Most crowded bins hold two: one comparison, not a call of the library sort,
                 // and the pair is read in its order rather than swapped under a branch (the
@@ -372,18 +374,16 @@ impl<P: Copy> Scheduler<P> {
         }
     }
 
-    /// Reorders `current` by `bin` (below `bins`), stably, leaving bin b's entries at
-    /// `bin_starts[b]..bin_starts[b + 1]` and the bins of several entries at the head of
-    /// `crowded`; returns whether every entry has the first one's time and how many bins are
-    /// crowded (both found in the counting pass). A bin's second entry is noted without a
-    /// branch: the slot is written every time and kept when the count reaches two.
+    /// Reorders `current` by `bin` (below `bins`), stably, leaving each bin's end in `bin_ends`
+    /// and the bins of several entries at the head of `crowded`; returns whether every entry
+    /// has the first one's time and how many bins are crowded (both found in the counting
+    /// pass). A bin's second entry is noted without a branch, which would go as the random
+    /// targets do: the slot is written every time and kept when the count reaches two.
     fn scatter(&mut self, bins: usize, bin: impl Fn(&Entry<P>) -> usize) -> (bool, usize) {
         let entries = self.current.len();
-        // Bin b is counted at b + 2, so that the sums below leave its start at b + 1, and the
-        // scatter moves that to its end, which is bin b + 1's start: bin 0 starts at 0.
-        let starts = &mut self.bin_starts;
-        starts.clear();
-        starts.resize(bins + 2, 0);
+        let ends = &mut self.bin_ends;
+        ends.clear();
+        ends.resize(bins, 0);
         if self.crowded.len() < entries {
             self.crowded.resize(entries, 0);
         }
@@ -392,19 +392,20 @@ impl<P: Copy> Scheduler<P> {
         let mut crowded = 0;
         for entry in &self.current {
             let b = bin(entry);
-            starts[b + 2] += 1;
+            ends[b] += 1;
             self.crowded[crowded] = b as u32;
-            crowded += usize::from(starts[b + 2] == 2);
+            crowded += usize::from(ends[b] == 2);
             one_time &= entry.time == time;
         }
+        // Each bin's start, then (after the scatter) its end.
         let mut start = 0;
-        for at in 1..=bins {
-            (starts[at], start) = (start, start + starts[at + 1]);
+        for end in ends.iter_mut() {
+            (*end, start) = (start, start + *end);
         }
         // Every slot is overwritten: only a bucket longer than the last one needs new slots.
         self.sorted.resize(entries, self.current[0]);
         for entry in &self.current {
-            let at = &mut starts[bin(entry) + 1];
+            let at = &mut ends[bin(entry)];
             self.sorted[*at as usize] = *entry;
             *at += 1;
         }
