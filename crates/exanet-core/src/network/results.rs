@@ -210,9 +210,10 @@ impl Network {
         for (mean, min, p50, p90, p99, max, stats) in latency_entries {
             sum.set(mean, Value::F64(ns(stats.mean_ps())));
             sum.set(min, Value::F64(ns(stats.min_ps())));
-            sum.set(p50, Value::F64(ns(stats.quantile_ps(0.50))));
-            sum.set(p90, Value::F64(ns(stats.quantile_ps(0.90))));
-            sum.set(p99, Value::F64(ns(stats.quantile_ps(0.99))));
+            let [q50, q90, q99] = stats.quantiles_ps([0.50, 0.90, 0.99]);
+            sum.set(p50, Value::F64(ns(q50)));
+            sum.set(p90, Value::F64(ns(q90)));
+            sum.set(p99, Value::F64(ns(q99)));
             sum.set(max, Value::F64(ns(stats.max_ps())));
         }
         // Over every measured packet, arrived or not (see `Stats::route_hops_sum`): the packets

@@ -647,14 +647,9 @@ impl Host for Threads {
             "operation_latency_ns_mean",
             Value::F64(ns(c.latency.mean_ps())),
         );
-        summary.set(
-            "operation_latency_ns_p50",
-            Value::F64(ns(c.latency.quantile_ps(0.5))),
-        );
-        summary.set(
-            "operation_latency_ns_p99",
-            Value::F64(ns(c.latency.quantile_ps(0.99))),
-        );
+        let [p50, p99] = c.latency.quantiles_ps([0.5, 0.99]);
+        summary.set("operation_latency_ns_p50", Value::F64(ns(p50)));
+        summary.set("operation_latency_ns_p99", Value::F64(ns(p99)));
         summary.set(
             "operation_latency_ns_max",
             Value::F64(ns(c.latency.max_ps())),
