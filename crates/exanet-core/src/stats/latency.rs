@@ -102,8 +102,8 @@ impl<'de> Deserialize<'de> for LatencyStats {
             ..LatencyStats::default()
         };
         for (value, count) in parts.buckets {
-            let slot = &mut stats.slots[slot_of(value)];
-            *slot = slot.saturating_add(count);
+            let slot = stats.slot(value);
+            stats.slots[slot] = stats.slots[slot].saturating_add(count);
         }
         Ok(stats)
     }
@@ -112,15 +112,21 @@ impl<'de> Deserialize<'de> for LatencyStats {
 impl LatencyStats {
     #[inline]
     pub fn record(&mut self, latency_ps: u64) {
-        let slot = match slot_of(latency_ps) {
-            slot if slot < self.slots.len() => slot,
-            _ => slot_of(MAX_RECORDED_PS),
-        };
+        let slot = self.slot(latency_ps);
         self.slots[slot] = self.slots[slot].saturating_add(1);
         self.count += 1;
         self.sum_ps += u128::from(latency_ps);
         self.min_ps = self.min_ps.min(latency_ps);
         self.max_ps = self.max_ps.max(latency_ps);
+    }
+
+    /// The slot `value` counts in: its own, or `MAX_RECORDED_PS`'s beyond the last one.
+    #[inline]
+    fn slot(&self, value: u64) -> usize {
+        match slot_of(value) {
+            slot if slot < self.slots.len() => slot,
+            _ => slot_of(MAX_RECORDED_PS),
+        }
     }
 
     /// Adds another part's latencies (the slots are the same).
