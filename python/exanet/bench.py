@@ -10,6 +10,11 @@ ask the core for the summary only, so the figures measure the simulator, not its
 `--compare` prints each scenario's figures against a recorded run (`--json`) as after / before
 ratios: of this run, or of another recorded one (`--against`, nothing simulated).
 
+On a virtual machine the host may run other guests on the same cores: the time it takes from
+this one (steal time, in Linux's /proc/stat) slows the run without showing in it. Each row
+gives the share of the machine's CPU time stolen while its median run ran (`host_steal_share`),
+so that a slow run can be told from a slow simulator (BENCHMARKS.md, issue 25's thirteenth step).
+
 """
 
 from __future__ import annotations
@@ -226,12 +231,42 @@ def _run_child(name: str, quick: bool, threads: int) -> dict[str, Any]:
     return {**{key: summary[key] for key in _CHILD_FIGURES}, "messages_per_s": messages_per_s}
 
 
+_PROC_STAT = Path("/proc/stat")
+
+
+def cpu_ticks(proc_stat: str) -> tuple[int, int] | None:
+    """(stolen, all) ticks of the machine's CPUs so far, from the text of Linux's /proc/stat:
+    its first line sums user, nice, system, idle, iowait, irq, softirq and steal over the CPUs
+    (guest time is counted in user already); None if the text has no such line."""
+    fields = proc_stat.split("\n", 1)[0].split()
+    if len(fields) < 9 or fields[0] != "cpu":
+        return None
+    ticks = [int(value) for value in fields[1:9]]
+    return ticks[7], sum(ticks)
+
+
+def steal_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float:
+    """The share of the machine's CPU time that the host took between two `cpu_ticks`
+    readings (NaN where the system does not report it)."""
+    if before is None or after is None or after[1] <= before[1]:
+        return math.nan
+    return (after[0] - before[0]) / (after[1] - before[1])
+
+
+def _read_cpu_ticks() -> tuple[int, int] | None:
+    try:
+        return cpu_ticks(_PROC_STAT.read_text())
+    except OSError:
+        return None
+
+
 def _spawn_child(
     name: str, quick: bool, threads: int = 1, processes: int = 1
 ) -> tuple[dict[str, Any], int]:
     """Run one child process (with `processes` > 1, that many under `mpiexec`, one run across
-    processes); its measurements and its peak RSS in bytes (of the largest process: the
-    launcher waits for them all, and a wait reports the largest of a process tree)."""
+    processes); its measurements, with the host's steal share while it ran, and its peak RSS
+    in bytes (of the largest process: the launcher waits for them all, and a wait reports the
+    largest of a process tree)."""
     command = [sys.executable, "-m", "exanet.bench", "--child", name, "--threads", str(threads)]
     if quick:
         command.append("--quick")
@@ -246,13 +281,16 @@ def _spawn_child(
                 param_hint="--processes",
             )
         command = [launcher, "-n", str(processes), *command]
+    ticks_before = _read_cpu_ticks()
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
         output = child.stdout.read()
         _, status, usage = os.wait4(child.pid, 0)
         child.returncode = os.waitstatus_to_exitcode(status)
+    stolen = steal_share(ticks_before, _read_cpu_ticks())
     if child.returncode != 0:
         raise RuntimeError(f"benchmark {name} failed (exit code {child.returncode})")
-    return json.loads(output.splitlines()[-1]), usage.ru_maxrss * _MAXRSS_BYTES
+    figures = {**json.loads(output.splitlines()[-1]), "host_steal_share": stolen}
+    return figures, usage.ru_maxrss * _MAXRSS_BYTES
 
 
 def run_benchmarks(
@@ -295,6 +333,7 @@ _COLUMN_FORMATS = {  # the columns of the benchmark table, in order
     "events_per_s": format_si,
     "messages_per_s": lambda v: "-" if math.isnan(v) else format_si(v),
     "barrier_wait_share": "{:.0%}".format,
+    "host_steal_share": lambda v: "-" if math.isnan(v) else f"{v:.0%}",
     "peak_rss_mib": "{:,.1f}".format,
     "bytes_per_endpoint": "{:,.0f}".format,
 }
@@ -322,8 +361,9 @@ COMPARED = (
 
 def compare_rows(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per scenario (and thread count) recorded in both runs: each COMPARED figure's
-    after / before ratio, and whether the two simulated the same work (equal packet-hops; a
-    change that moves them changed the results, and its speed ratios compare different runs)."""
+    after / before ratio, whether the two simulated the same work (equal packet-hops; a
+    change that moves them changed the results, and its speed ratios compare different runs),
+    and the host's steal share in each (NaN if not recorded), which a speed ratio includes."""
 
     def key(row: dict[str, Any]) -> tuple[str, int, int]:
         return row["scenario"], row["threads"], row.get("processes", 1)
@@ -341,7 +381,11 @@ def compare_rows(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> l
         same_work = row["packet_hops"] == old["packet_hops"]
         labels = {"scenario": row["scenario"], "threads": row["threads"]}
         labels["processes"] = row.get("processes", 1)
-        rows.append({**labels, **ratios, "same_work": same_work})
+        steal = {
+            f"host_steal_share_{when}": run.get("host_steal_share", math.nan)
+            for when, run in (("before", old), ("after", row))
+        }
+        rows.append({**labels, **ratios, "same_work": same_work, **steal})
     return rows
 
 
@@ -353,6 +397,8 @@ def _comparison_table(rows: list[dict[str, Any]], before: str) -> Table:
     for column, above_one in COMPARED:
         table.add_column(f"{column} (> 1: {above_one})", justify="right")
     table.add_column("same packet-hops")
+    table.add_column("host steal (before, after)", justify="right")
+    steal = _COLUMN_FORMATS["host_steal_share"]
     for row in rows:
         table.add_row(
             row["scenario"],
@@ -360,6 +406,7 @@ def _comparison_table(rows: list[dict[str, Any]], before: str) -> Table:
             str(row["processes"]),
             *(f"{row[f'{column}_ratio']:.3f}x" for column, _ in COMPARED),
             "yes" if row["same_work"] else "NO: results changed",
+            f"{steal(row['host_steal_share_before'])}, {steal(row['host_steal_share_after'])}",
         )
     return table
 

@@ -8,8 +8,10 @@ from exanet.bench import (
     SCENARIOS,
     app,
     compare_rows,
+    cpu_ticks,
     run_benchmarks,
     scenario_config,
+    steal_share,
 )
 from exanet.config import load
 
@@ -82,6 +84,35 @@ def test_compare_gives_after_over_before_and_flags_changed_results():
     assert b["packet_hops_per_s_ratio"] == 0.5
     # Another thread count is another measurement.
     assert compare_rows(before, [_row("a", 1e6, 1.0, threads=2)]) == []
+
+
+# Two readings of /proc/stat as a 2-vCPU guest shows them: user nice system idle iowait irq
+# softirq steal guest guest_nice, then one line per CPU.
+_PROC_STAT_BEFORE = "cpu  1000 5 200 3000 10 0 5 80 0 0\ncpu0 500 2 100 1500 5 0 3 40 0 0\n"
+_PROC_STAT_AFTER = "cpu  1600 5 260 3200 10 0 5 120 0 0\ncpu0 800 2 130 1600 5 0 3 60 0 0\n"
+
+
+def test_the_host_steal_share_is_the_stolen_part_of_all_cpu_time_between_two_readings():
+    before, after = cpu_ticks(_PROC_STAT_BEFORE), cpu_ticks(_PROC_STAT_AFTER)
+    assert before == (80, 1000 + 5 + 200 + 3000 + 10 + 5 + 80)
+    # 600 user + 60 system + 200 idle + 40 stolen ticks passed: the host took 40 of 900.
+    assert math.isclose(steal_share(before, after), 40 / 900)
+    # Where the system does not say (not Linux, an unreadable file), it is unknown, not zero.
+    assert cpu_ticks("intr 1 2 3\n") is None
+    assert math.isnan(steal_share(None, after))
+    assert math.isnan(steal_share(after, after))
+
+
+def test_a_comparison_shows_the_host_steal_of_both_runs(tmp_path):
+    ref, new = tmp_path / "ref.json", tmp_path / "new.json"
+    ref.write_text(json.dumps([{**_row("a", 1e6, 2.0), "host_steal_share": 0.18}]))
+    # A run recorded before steal was recorded has none.
+    new.write_text(json.dumps([_row("a", 1.25e6, 1.6)]))
+    (row,) = compare_rows(json.loads(ref.read_text()), json.loads(new.read_text()))
+    assert row["host_steal_share_before"] == 0.18 and math.isnan(row["host_steal_share_after"])
+    done = CliRunner().invoke(app, ["--compare", str(ref), "--against", str(new)])
+    assert done.exit_code == 0, done.output
+    assert "18%, -" in done.output
 
 
 def test_the_cli_compares_two_recorded_runs_without_simulating(tmp_path):
