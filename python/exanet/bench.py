@@ -239,7 +239,7 @@ def cpu_ticks(proc_stat: str) -> tuple[int, int] | None:
     its first line sums user, nice, system, idle, iowait, irq, softirq and steal over the CPUs
     (guest time is counted in user already); None if the text has no such line."""
     fields = proc_stat.split("\n", 1)[0].split()
-    if len(fields) < 9 or fields[0] != "cpu":
+    if len(fields) < 9 or fields[0] != "cpu" or not all(f.isdigit() for f in fields[1:9]):
         return None
     ticks = [int(value) for value in fields[1:9]]
     return ticks[7], sum(ticks)

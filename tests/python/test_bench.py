@@ -99,6 +99,9 @@ def test_the_host_steal_share_is_the_stolen_part_of_all_cpu_time_between_two_rea
     assert math.isclose(steal_share(before, after), 40 / 900)
     # Where the system does not say (not Linux, an unreadable file), it is unknown, not zero.
     assert cpu_ticks("intr 1 2 3\n") is None
+    # A kernel too old to count steal (7 fields), or a garbled line.
+    assert cpu_ticks("cpu  1000 5 200 3000 10 0 5\n") is None
+    assert cpu_ticks("cpu  1000 5 200 3000 10 0 5 x 0 0\n") is None
     assert math.isnan(steal_share(None, after))
     assert math.isnan(steal_share(after, after))
 
